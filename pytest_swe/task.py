@@ -1,0 +1,165 @@
+"""The task model: one union schema for every dataset family.
+
+Families turn their raw rows into a :class:`Task`; everything downstream (agents,
+providers, the ledger) sees only this model. The fields follow the union schema
+of the families reference (section 8).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+
+from pytest_swe.errors import RowError
+
+
+class GradeRule(str, enum.Enum):
+    F2P_P2P_FULL = "f2p_p2p_full"
+    SUBSET = "subset"
+    EXACT_STATUS_MAP = "exact_status_map"
+    MSWB_TRANSITION = "mswb_transition"
+
+
+class Task(BaseModel):
+    """Everything needed to provision, run an agent on, and grade one dataset row."""
+
+    model_config = ConfigDict(frozen=False, arbitrary_types_allowed=True)
+
+    family: str
+    instance_id: str
+    image: str
+    workdir: str = "/testbed"
+    repo: str | None = None
+    base_commit: str | None = None
+    version: str | None = None
+    problem_statement: str = ""
+    gold_patch: str = ""
+    test_patch: str | None = None
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_pass: list[str] = Field(default_factory=list)
+    extra_required: dict[str, list[str]] = Field(default_factory=dict)
+    expected_status_map: dict[str, str] | None = None
+    install_cmds: list[str] = Field(default_factory=list)
+    test_cmds: list[str] = Field(default_factory=list)
+    eval_script: str | None = None
+    log_parser: str | None = None
+    grade_rule: GradeRule = GradeRule.F2P_P2P_FULL
+    eval_env: dict[str, str] = Field(default_factory=dict)
+    hidden_paths: list[str] = Field(default_factory=list)
+    needs_network: bool = False
+    arch: str = "x86_64"
+    created_at: str | None = None
+    raw: dict[str, Any] = Field(default_factory=dict, repr=False)
+
+
+# --- helpers families use to read raw rows -------------------------------------------------
+
+
+def first_present(row: Mapping[str, Any], *names: str) -> Any:
+    """The value of the first of ``names`` present (and not None) in ``row``, else None."""
+    for name in names:
+        value = row.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def require_str(row: Mapping[str, Any], *names: str, row_id: str | None = None) -> str:
+    """A required non-empty string field; accepts aliases, names the first in errors."""
+    value = first_present(row, *names)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise RowError(names[0], "is missing or empty", row=row_id)
+    if not isinstance(value, str):
+        raise RowError(names[0], f"must be a string, got {type(value).__name__}", row=row_id)
+    return value
+
+
+def optional_str(row: Mapping[str, Any], *names: str, row_id: str | None = None) -> str | None:
+    value = first_present(row, *names)
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise RowError(names[0], f"must be a string, got {type(value).__name__}", row=row_id)
+    return value
+
+
+def test_list(value: Any, field: str, *, row_id: str | None = None) -> list[str]:
+    """A list of test ids given as a JSON-encoded string or a list (None -> [])."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return []
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RowError(field, f"is not valid JSON: {exc.msg} at position {exc.pos}", row=row_id) from None
+    if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # numpy/pyarrow arrays
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise RowError(field, f"must be a list of test ids, got {type(value).__name__}", row=row_id)
+    out: list[str] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise RowError(field, f"item {i} must be a string, got {type(item).__name__}", row=row_id)
+        out.append(item)
+    return out
+
+
+test_list.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+def json_mapping(value: Any, field: str, *, row_id: str | None = None) -> dict[str, Any]:
+    """A mapping given as a JSON-encoded string or a dict (None -> {})."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        if not value.strip():
+            return {}
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise RowError(field, f"is not valid JSON: {exc.msg} at position {exc.pos}", row=row_id) from None
+    if not isinstance(value, Mapping):
+        raise RowError(field, f"must be a mapping, got {type(value).__name__}", row=row_id)
+    return dict(value)
+
+
+def str_list(value: Any, field: str, *, row_id: str | None = None) -> list[str]:
+    """A list of commands given as one string or a list of strings (None -> [])."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise RowError(field, f"must be a string or a list of strings, got {type(value).__name__}", row=row_id)
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise RowError(field, f"item {i} must be a string, got {type(item).__name__}", row=row_id)
+    return list(value)
+
+
+def created_at_str(value: Any) -> str | None:
+    """``created_at`` as a string: accepts ISO strings and epoch ints (seconds or ms)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        from datetime import datetime
+        from datetime import timezone
+
+        seconds = value / 1000 if value > 10**11 else value
+        return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat()
+    return str(value)
