@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# Creates the virtual environment that holds the official `swebench` package, used only
-# by the differential tests. It stays apart from the plugin's own environment so the
-# official package's heavy dependencies never leak into pytest-swe's runtime.
+# Creates the virtual environments that hold the official `swebench` package, used only
+# by the differential tests: 5.x (parsers, grader) and 4.1.0 (the last release that
+# generated eval scripts from classic rows and selected parsers by repo). They stay apart
+# from the plugin's own environment so the official package's heavy dependencies never
+# leak into pytest-swe's runtime. Idempotent.
 set -euo pipefail
-VENV="${PYTEST_SWE_OFFICIAL_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.venv-official}"
-SWEBENCH_VERSION="${PYTEST_SWE_OFFICIAL_VERSION:-5.0.2}"
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import swebench, sys; sys.exit(swebench.__version__ != '$SWEBENCH_VERSION')" 2>/dev/null; then
-  echo "official swebench $SWEBENCH_VERSION already in $VENV"
-  exit 0
-fi
-python3 -m venv "$VENV"
-"$VENV/bin/pip" install -q "swebench==$SWEBENCH_VERSION"
-"$VENV/bin/python" -c "import swebench; print('official swebench', swebench.__version__, 'in', '$VENV')"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+make_venv() {  # make_venv DIR VERSION
+  local venv="$1" version="$2"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" - "$version" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+sys.exit(version("swebench") != sys.argv[1])
+PY
+  then
+    echo "official swebench $version already in $venv"
+    return 0
+  fi
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "swebench==$version" 2>&1 | grep -v '^WARNING: Location' || true
+  "$venv/bin/python" -c "from importlib.metadata import version; print('official swebench', version('swebench'), 'in', '$venv')"
+}
+
+make_venv "${PYTEST_SWE_OFFICIAL_VENV:-$ROOT/.venv-official}" "${PYTEST_SWE_OFFICIAL_VERSION:-5.0.2}"
+make_venv "${PYTEST_SWE_OFFICIAL_V4_VENV:-$ROOT/.venv-official-v4}" 4.1.0

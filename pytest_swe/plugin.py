@@ -1,1 +1,275 @@
-"""pytest hooks of pytest-swe."""
+"""pytest hooks of pytest-swe: a thin layer over the modules that do the work."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_swe import hookspecs
+from pytest_swe import options
+from pytest_swe.collect import BenchmarkFile
+from pytest_swe.collect import SweItem
+from pytest_swe.collect import UnavailableItem
+from pytest_swe.collect import is_benchmark_file
+from pytest_swe.ledger import Ledger
+from pytest_swe.outcome import as_user_properties
+from pytest_swe.outcome import error_kind
+from pytest_swe.outcome import final_properties
+from pytest_swe.outcome import get_record
+from pytest_swe.session import SweSession
+from pytest_swe.session import get_session
+from pytest_swe.session import new_run_id
+from pytest_swe.session import session_key
+
+BUILTIN_PLUGINS = (
+    "pytest_swe.fixtures",
+    "pytest_swe.families.swebench",
+    "pytest_swe.providers.docker",
+    "pytest_swe.agents.gold",
+    "pytest_swe.agents.empty",
+    "pytest_swe.agents.predictions",
+)
+ENTRY_POINT_GROUP = "pytest_swe"
+_reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
+_ledger_key = pytest.StashKey[Ledger]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_options(parser)
+
+
+def _register_builtins(config: pytest.Config) -> None:
+    import importlib
+
+    pm = config.pluginmanager
+    for name in BUILTIN_PLUGINS:
+        if not pm.has_plugin(name):
+            pm.register(importlib.import_module(name), name)
+    pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+
+
+def _run_identity(config: pytest.Config) -> tuple[Any, Path]:
+    from pytest_swe.providers.docker import this_run
+
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and "swe_run_id" in workerinput:
+        run = this_run(
+            worker=workerinput.get("workerid", "worker"),
+            run_id=workerinput["swe_run_id"],
+            owner_pid=int(workerinput["swe_owner_pid"]),
+        )
+        return run, Path(workerinput["swe_run_dir"])
+    run = this_run(run_id=new_run_id())
+    run_dir = options.get(config, "--swe-run-dir")
+    base = Path(config.invocation_params.dir)
+    path = Path(base, run_dir) if run_dir else base / "swe-runs" / run.run_id
+    return run, path.resolve()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    _register_builtins(config)
+    config.addinivalue_line(
+        "markers", "swe_task(benchmark_file, instance_id): give a test the pytest-swe fixtures of one task"
+    )
+    run, run_dir = _run_identity(config)
+    session = SweSession(config, run, run_dir)
+    config.stash[session_key] = session
+    for family in session.registry.families.entries.values():
+        _register_marker(config, family.name, "family")
+    for provider in session.registry.providers.entries:
+        _register_marker(config, provider, "provider")
+    if not session.is_worker:
+        ledger = Ledger(config, run.run_id, run_dir)
+        config.stash[_ledger_key] = ledger
+        config.pluginmanager.register(ledger, "swe-ledger")
+        if config.pluginmanager.has_plugin("xdist"):
+            config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
+    _install_signal_handlers(config)
+
+
+def _register_marker(config: pytest.Config, name: str, kind: str) -> None:
+    from pytest_swe.collect import register_marker
+    from pytest_swe.family import marker_name
+
+    register_marker(config, marker_name(name), f"pytest-swe {kind} {name}")
+
+
+class XdistController:
+    """Hands the run's identity to workers; reaps a crashed worker's sandboxes at once."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        session = get_session(self.config)
+        node.workerinput["swe_run_id"] = session.run.run_id
+        node.workerinput["swe_owner_pid"] = session.run.owner_pid
+        node.workerinput["swe_run_dir"] = str(session.run_dir)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if any(".yaml::" in nodeid or ".yml::" in nodeid for nodeid in ids):
+            get_session(self.config).had_items = True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if error:
+            worker = getattr(getattr(node, "gateway", None), "id", None)
+            if worker:
+                _reap(self.config, worker=worker)
+
+
+def _reap(config: pytest.Config, *, worker: str | None = None) -> list[str]:
+    """Remove this run's sandboxes (all, or one worker's), except kept ones; never raises."""
+    session = get_session(config)
+    removed: list[str] = []
+    providers = session.providers() or _reapers(session)
+    for provider in providers:
+        try:
+            removed += provider.reap(run_id=session.run.run_id, worker=worker)
+        except Exception:
+            continue
+    return removed
+
+
+def _reapers(session: SweSession) -> list[Any]:
+    """Providers built only to reap (the controller under xdist creates no sandboxes itself)."""
+    out = []
+    for name, factory in session.registry.providers.entries.items():
+        try:
+            out.append(factory({"name": name}, session.run))
+        except Exception:
+            continue
+    return out
+
+
+def _install_signal_handlers(config: pytest.Config) -> None:
+    """SIGTERM behaves like Ctrl-C, so fixtures tear down and sandboxes are removed."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except (ValueError, OSError):
+        return
+    config.add_cleanup(lambda: signal.signal(signal.SIGTERM, previous))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if is_benchmark_file(file_path, parent.config):
+        return BenchmarkFile.from_parent(parent, path=file_path)
+    return None
+
+
+def shard_of(item: pytest.Item, total: int) -> int:
+    """1-based shard of an item, stable across machines (by benchmark and instance id)."""
+    key = f"{item.benchmark}::{item.instance_id}" if isinstance(item, SweItem) else item.nodeid
+    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % total + 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = options.parse_shard(options.get(config, "--swe-shard"))
+    if shard is None:
+        return
+    index, total = shard
+    keep, drop = [], []
+    for item in items:
+        if isinstance(item, (SweItem, UnavailableItem)) and shard_of(item, total) != index:
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    session = get_session(config)
+    agent = options.get(config, "--swe-agent") or "(per benchmark)"
+    provider = options.get(config, "--swe-provider") or "(per benchmark)"
+    lines = [f"pytest-swe: run {session.run.run_id}, run dir {session.run_dir}"]
+    lines.append(f"pytest-swe: agent {agent}, provider {provider}")
+    extras = []
+    if session.overrides:
+        extras.append(f"--swe-set {session.overrides}")
+    if session.extra_config:
+        extras.append(f"--swe-config {session.extra_config}")
+    shard = options.get(config, "--swe-shard")
+    if shard:
+        extras.append(f"shard {shard}")
+    if session.keep:
+        extras.append("keep sandboxes")
+    if extras:
+        lines.append("pytest-swe: " + ", ".join(extras))
+    return lines
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if any(isinstance(item, SweItem) for item in session.items):
+        get_session(session.config).had_items = True
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    if not isinstance(item, (SweItem, UnavailableItem)):
+        return (yield)
+    record = get_record(item)
+    if call.when == "setup" and call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+        record.error_kind = error_kind(call.excinfo.value)
+    if call.when == "teardown":
+        reports = item.stash.get(_reports_key, {})
+        verdict = record.verdict
+        reward = None
+        if verdict is not None and isinstance(item, SweItem):
+            reward = item.config.hook.pytest_swe_reward(item=item, task=record.task, verdict=verdict)
+        props = final_properties(item, reports, reward)
+        if isinstance(item, UnavailableItem):
+            props.setdefault("benchmark", item.parent.name if item.parent else "")
+        item.config.hook.pytest_swe_item_properties(item=item, properties=props)
+        item.user_properties[:] = [p for p in item.user_properties if p[0] not in props]
+        item.user_properties.extend(as_user_properties(props))
+    report = yield
+    item.stash.setdefault(_reports_key, {})[call.when] = report
+    return report
+
+
+@pytest.hookimpl
+def pytest_swe_reward(item: pytest.Item, task: Any, verdict: Any) -> float:
+    return 1.0 if verdict.resolved else 0.0
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(session_key, None)
+    if session is None:
+        return
+    ledger = config.stash.get(_ledger_key, None)
+    if getattr(session, "had_items", False) or session.providers() or (ledger is not None and ledger.counts):
+        # A second Ctrl-C must not stop the final cleanup: ignore SIGINT while reaping.
+        try:
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except (ValueError, OSError):
+            previous = None
+        try:
+            if not session.keep:
+                _reap(config, worker=session.run.worker if session.is_worker else None)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+    session.close()
+    if ledger is not None:
+        ledger.close()

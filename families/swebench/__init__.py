@@ -1,1 +1,196 @@
-"""placeholder"""
+"""The SWE-bench family: SWE-bench, Verified, Lite, Multilingual and SWE-Gym rows.
+
+Rows in the v5 form carry ``image``, ``eval_script`` and ``log_parser``; classic rows
+carry none of them, and the family derives them from the repo/version tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from pytest_swe.config import BenchmarkSettings
+from pytest_swe.errors import InfraError
+from pytest_swe.errors import RowError
+from pytest_swe.family import EvalContext
+from pytest_swe.patching import apply_patch
+from pytest_swe.sandbox import Sandbox
+from pytest_swe.task import Task
+from pytest_swe.task import created_at_str
+from pytest_swe.task import first_present
+from pytest_swe.task import optional_str
+from pytest_swe.task import require_str
+from pytest_swe.task import test_list
+from pytest_swe.verdict import Verdict
+
+from . import grading
+
+EVAL_SCRIPT_PATH = "/eval.sh"
+APPLY_TIMEOUT = 300.0
+
+
+def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
+    """The image of a row without an ``image`` column, from the ``images`` settings.
+
+    ``images.template`` (``{instance_id}`` / ``{id}`` = lower-cased id) points at locally
+    built or mirrored images; otherwise the official name is built from ``namespace``
+    (empty: local build names), ``arch``, ``tag`` and ``separator`` (``_s_`` for SWE-Gym).
+    """
+    from .images import official_image_name
+
+    opts = settings.images
+    template = opts.get("template")
+    if template:
+        return str(template).format(instance_id=instance_id, id=instance_id.lower())
+    kwargs = {k: opts[k] for k in ("namespace", "arch", "tag", "separator") if k in opts}
+    return official_image_name(instance_id, **kwargs)
+
+
+def _eval_script_for(task: Task) -> str:
+    """Build the eval script of a classic row (no ``eval_script`` column)."""
+    from .evalscript import make_eval_script
+
+    for field in ("repo", "version", "base_commit"):
+        if not getattr(task, field):
+            raise RowError(field, "is needed to build the eval script (the row has no eval_script)",
+                           row=task.instance_id)
+    try:
+        return make_eval_script(
+            instance_id=task.instance_id,
+            repo=task.repo or "",
+            version=task.version or "",
+            base_commit=task.base_commit or "",
+            test_patch=task.test_patch or "",
+        )
+    except KeyError as exc:
+        raise RowError("version", f"no test command is known for {task.repo} version {task.version}: {exc}",
+                       row=task.instance_id) from None
+
+
+def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str) -> str:
+    from pytest_swe.families.logparsers import PARSERS
+    from pytest_swe.families.logparsers import get_parser
+    from pytest_swe.families.logparsers import parser_name_for_repo
+
+    name = optional_str(row, "log_parser", row_id=row_id)
+    if not name:
+        name = parser_name_for_repo(repo) if repo else None
+        if not name:
+            raise RowError("log_parser", f"is missing and repo {repo!r} has no known parser", row=row_id)
+    if name not in PARSERS:
+        try:
+            get_parser(name)
+        except KeyError as exc:
+            raise RowError("log_parser", str(exc.args[0] if exc.args else exc), row=row_id) from None
+    return name
+
+
+class SweBenchFamily:
+    """SWE-bench rows, classic or v5; grading with the official rule."""
+
+    name = "swe-bench"
+    grader_version = grading.GRADER_VERSION
+    providers = None
+    id_fields = ("instance_id",)
+
+    def row_id(self, row: Mapping[str, Any]) -> str | None:
+        value = row.get("instance_id")
+        return value if isinstance(value, str) else None
+
+    def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
+        instance_id = require_str(row, "instance_id")
+        rid = instance_id
+        repo = optional_str(row, "repo", row_id=rid)
+        f2p = test_list(first_present(row, "FAIL_TO_PASS", "fail_to_pass"), "FAIL_TO_PASS", row_id=rid)
+        p2p = test_list(first_present(row, "PASS_TO_PASS", "pass_to_pass"), "PASS_TO_PASS", row_id=rid)
+        image = optional_str(row, "image", row_id=rid) or _image_for(instance_id, settings)
+        eval_type = optional_str(row, "eval_type", row_id=rid) or (
+            grading.FAIL_ONLY if repo in grading.FAIL_ONLY_REPOS else grading.PASS_AND_FAIL
+        )
+        if eval_type not in (grading.PASS_AND_FAIL, grading.FAIL_ONLY):
+            raise RowError("eval_type", f"must be {grading.PASS_AND_FAIL!r} or {grading.FAIL_ONLY!r}", row=rid)
+        task = Task(
+            family=self.name,
+            instance_id=instance_id,
+            image=image,
+            workdir="/testbed",
+            repo=repo,
+            base_commit=optional_str(row, "base_commit", row_id=rid),
+            version=optional_str(row, "version", row_id=rid),
+            problem_statement=optional_str(row, "problem_statement", row_id=rid) or "",
+            gold_patch=optional_str(row, "patch", row_id=rid) or "",
+            test_patch=optional_str(row, "test_patch", row_id=rid),
+            fail_to_pass=f2p,
+            pass_to_pass=p2p,
+            eval_script=optional_str(row, "eval_script", row_id=rid),
+            log_parser=_parser_name(row, repo, rid),
+            created_at=created_at_str(row.get("created_at")),
+            raw={"eval_type": eval_type},
+        )
+        if not task.eval_script:
+            task.eval_script = _eval_script_for(task)
+        return task
+
+    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
+        return None
+
+    def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
+        from pytest_swe.families.logparsers import ParseContext
+        from pytest_swe.families.logparsers import get_parser
+
+        verdict = Verdict(resolved=False, patch_exists=bool(patch.strip()), grader=self.grader_version)
+        if verdict.patch_exists:
+            applied = apply_patch(sandbox, patch, workdir=task.workdir, timeout=min(ctx.timeout, APPLY_TIMEOUT))
+            ctx.save("apply.log", applied.log)
+            verdict.patch_applied = applied.applied
+            verdict.apply_method = applied.method
+            if not applied.applied:
+                verdict.reasons.append("the patch did not apply (git apply, git apply --reject, patch --fuzz=5)")
+                return verdict
+        else:
+            verdict.reasons.append("the patch is empty")
+            if not ctx.settings.eval.run_empty_patch:
+                return verdict
+        assert task.eval_script is not None
+        script = grading.record_exit_code(task.eval_script)
+        ctx.save("eval.sh", script)
+        sandbox.write_file(EVAL_SCRIPT_PATH, script.encode("utf-8", errors="surrogateescape"), mode=0o755)
+        result = sandbox.exec(
+            f"/bin/bash {EVAL_SCRIPT_PATH}", timeout=ctx.timeout, workdir=task.workdir, output_limit=ctx.output_limit
+        )
+        log_path = ctx.save("eval.log", result.output)
+        if result.timed_out:
+            raise InfraError("eval_timeout", f"the eval did not finish within {ctx.timeout:g}s (log: {log_path})")
+        if result.oom_killed:
+            raise InfraError("oom", f"the eval was killed for exceeding the memory limit (log: {log_path})")
+        parser = get_parser(task.log_parser or "parse_log_pytest")
+        parse_ctx = ParseContext(
+            instance_id=task.instance_id,
+            repo=task.repo or "",
+            version=task.version or "",
+            fail_to_pass=tuple(task.fail_to_pass),
+            pass_to_pass=tuple(task.pass_to_pass),
+        )
+        log_eval = grading.evaluate_log(result.output, lambda text: parser(text, parse_ctx))
+        verdict.test_exit_code = log_eval.exit_code
+        verdict.log_valid = log_eval.valid
+        verdict.test_results = log_eval.status_map
+        if not log_eval.valid:
+            verdict.reasons.append(f"invalid test log: {log_eval.reason}")
+        report = grading.tests_report(
+            log_eval.status_map, task.fail_to_pass, task.pass_to_pass, task.raw.get("eval_type", grading.PASS_AND_FAIL)
+        )
+        verdict.tests_status = report
+        verdict.resolution = grading.resolution(report) if log_eval.valid else "RESOLVED_NO"
+        verdict.resolved = verdict.resolution == "RESOLVED_FULL" and verdict.patch_exists and log_eval.valid
+        return verdict
+
+
+FAMILY = SweBenchFamily()
+
+
+@pytest.hookimpl
+def pytest_swe_families() -> list[Any]:
+    return [FAMILY]

@@ -1,0 +1,90 @@
+"""The agent protocol: a task and (optionally) a live sandbox in, a patch and an account out.
+
+Agents know nothing of grading: they return what they produced and why they stopped.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+from typing import Protocol
+from typing import runtime_checkable
+
+from pydantic import BaseModel
+from pydantic import Field
+
+from pytest_swe.sandbox import Sandbox
+from pytest_swe.task import Task
+
+
+class ExitStatus(str, enum.Enum):
+    SUBMITTED = "submitted"
+    STEP_LIMIT = "step_limit"
+    TIME_LIMIT = "time_limit"
+    COST_LIMIT = "cost_limit"
+    FORMAT_ERROR = "format_error"
+    AGENT_ERROR = "agent_error"
+    MODEL_ERROR = "model_error"
+    """The model endpoint failed: the item is an infrastructure error, never a scored empty patch."""
+    REPLAYED = "replayed"
+    """The patch came from a file or the dataset, not from running an agent."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+
+
+class AgentResult(BaseModel):
+    """What an agent produced. ``patch=None`` asks the harness to take ``git diff`` of the sandbox."""
+
+    patch: str | None = None
+    exit_status: ExitStatus = ExitStatus.SUBMITTED
+    steps: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    trajectory_path: str | None = None
+    message: str = ""
+    """Why the agent stopped, in words (errors keep the endpoint's status and body)."""
+    model_name: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass
+class AgentContext:
+    """Everything an agent may use for one task."""
+
+    task: Task
+    settings: Mapping[str, Any]
+    """The benchmark's ``agent`` section (name and agent-specific options)."""
+    artifacts: Path
+    """A directory for the agent's own files (trajectory, stdout, ...)."""
+    timeout: float
+    command_timeout: float
+    sandbox: Sandbox | None = None
+    output_limit: int = 4_000_000
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+    needs_sandbox: bool
+
+    def run(self, ctx: AgentContext) -> AgentResult: ...
+
+
+class AgentFactory(Protocol):
+    """Builds an agent from its settings; has the agent's ``name``."""
+
+    name: str
+
+    def __call__(self, settings: Mapping[str, Any]) -> Agent: ...

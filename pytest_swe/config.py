@@ -1,0 +1,345 @@
+"""Benchmark configuration: OmegaConf layers resolved into validated pydantic settings.
+
+Layers, lowest first: built-in defaults < base files named by ``extends`` < the benchmark
+file < ``--swe-config FILE`` < ``--swe-set key=value`` (dotlist). Values left ``???`` are
+reported together in one error, and pydantic errors name the dotted path, so a bad config
+fails before any sandbox exists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from typing import Literal
+
+import yaml
+from omegaconf import DictConfig
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import ValidationError
+from pydantic import field_validator
+
+from pytest_swe.errors import ConfigError
+
+LOCAL_DATASET_SUFFIXES = (".jsonl", ".json", ".parquet")
+
+DEFAULTS: dict[str, Any] = {
+    "family": "swe-bench",
+    "dataset": {"split": "test"},
+    "markers": [],
+    "agent": {"name": "gold"},
+    "provider": {"name": "docker"},
+    "timeouts": {"agent": 3600, "eval": 1800, "sandbox": 300, "command": 180},
+    "limits": {"memory": "4g", "cpus": 2.0, "pids": 4096, "output_bytes": 4_000_000},
+    "network": {"agent": False, "eval": False},
+    "images": {},
+    "eval": {},
+    "family_options": {},
+}
+
+# Sections a layer may write as a bare string: ``agent: gold`` means ``agent: {name: gold}``.
+SHORTHAND_KEYS = {"agent": "name", "provider": "name", "dataset": "source"}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatasetSettings(_Strict):
+    source: str
+    split: str = "test"
+    name: str | None = None
+    """Hugging Face configuration name."""
+    revision: str | None = None
+    instances: list[str] | None = None
+    """Only these instance ids (None: every row)."""
+
+
+class AgentSettings(BaseModel):
+    """The agent's name plus any options the agent reads (model, limits, command, ...)."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    predictions: str | None = None
+
+
+class ProviderSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    pull: Literal["missing", "never", "always"] = "missing"
+
+
+class Timeouts(_Strict):
+    agent: float = Field(3600, gt=0)
+    eval: float = Field(1800, gt=0)
+    sandbox: float = Field(300, gt=0)
+    """Starting a sandbox (including an image pull)."""
+    command: float = Field(180, gt=0)
+    """One command an agent runs in its sandbox."""
+
+
+_MEMORY = re.compile(r"^\d+(\.\d+)?[bkmgBKMG]?$")
+
+
+class Limits(_Strict):
+    memory: str | None = "4g"
+    cpus: float | None = Field(2.0, gt=0)
+    pids: int | None = Field(4096, gt=0)
+    output_bytes: int = Field(4_000_000, gt=1024)
+    """Command output kept per exec (head and tail); the middle is dropped."""
+
+    @field_validator("memory")
+    @classmethod
+    def _memory(cls, value: str | None) -> str | None:
+        if value is not None and not _MEMORY.match(value):
+            raise ValueError("must look like 512m or 4g")
+        return value
+
+
+class NetworkSettings(_Strict):
+    agent: bool = False
+    eval: bool = False
+
+
+class EvalSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    run_empty_patch: bool = True
+    """Run the tests for an empty patch too (it is never resolved; the log shows why)."""
+
+
+class BuildSettings(_Strict):
+    """How to build a local dataset's images (``pytest-swe images build``)."""
+
+    repo: str
+    """Directory of each row's repository; ``{instance_id}`` is replaced."""
+    base: str | None = None
+    files: dict[str, str] = Field(default_factory=dict)
+    """Extra files or directories: path in the image -> host path (``{instance_id}`` replaced)."""
+    dockerfile: list[str] = Field(default_factory=list)
+    """Extra Dockerfile lines appended after the repository is copied in."""
+
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_MARKER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class BenchmarkSettings(_Strict):
+    name: str
+    family: str
+    dataset: DatasetSettings
+    markers: list[str] = Field(default_factory=list)
+    agent: AgentSettings
+    provider: ProviderSettings
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    limits: Limits = Field(default_factory=Limits)
+    network: NetworkSettings = Field(default_factory=NetworkSettings)
+    images: dict[str, Any] = Field(default_factory=dict)
+    eval: EvalSettings = Field(default_factory=EvalSettings)
+    build: BuildSettings | None = None
+    family_options: dict[str, Any] = Field(default_factory=dict)
+    file: str = ""
+    """The benchmark file these settings came from."""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("must start with a letter or digit and hold only letters, digits, '_', '.', '-'")
+        return value
+
+    @field_validator("markers")
+    @classmethod
+    def _markers(cls, value: list[str]) -> list[str]:
+        for marker in value:
+            if not _MARKER.match(marker):
+                raise ValueError(f"marker {marker!r} is not an identifier")
+        return value
+
+    @property
+    def dataset_is_local(self) -> bool:
+        return is_local_source(self.dataset.source)
+
+
+def is_local_source(source: str) -> bool:
+    """True for a local file path, False for a Hugging Face dataset id."""
+    return source.endswith(LOCAL_DATASET_SUFFIXES) or source.startswith(("/", "./", "../", "~"))
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    """Read one YAML mapping; errors name the file (and the line, when YAML knows it)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}:{where}: invalid YAML: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a benchmark file must be a YAML mapping, got {type(data).__name__}")
+    return data
+
+
+def _absolute(value: str, base: Path) -> str:
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else (base / path).resolve())
+
+
+def _normalise_layer(layer: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
+    """Expand shorthands and make the layer's relative paths absolute against its own file."""
+    layer = dict(layer)
+    for key, field in SHORTHAND_KEYS.items():
+        if isinstance(layer.get(key), str):
+            layer[key] = {field: layer[key]}
+    if base_dir is None:
+        return layer
+    dataset = layer.get("dataset")
+    if isinstance(dataset, dict) and isinstance(dataset.get("source"), str):
+        source = dataset["source"]
+        if is_local_source(source) and "${" not in source:
+            layer["dataset"] = {**dataset, "source": _absolute(source, base_dir)}
+    agent = layer.get("agent")
+    if isinstance(agent, dict) and isinstance(agent.get("predictions"), str) and "${" not in agent["predictions"]:
+        layer["agent"] = {**agent, "predictions": _absolute(agent["predictions"], base_dir)}
+    build = layer.get("build")
+    if isinstance(build, dict):
+        build = dict(build)
+        if isinstance(build.get("repo"), str):
+            build["repo"] = _absolute(build["repo"], base_dir)
+        if isinstance(build.get("files"), dict):
+            build["files"] = {k: _absolute(v, base_dir) if isinstance(v, str) else v for k, v in build["files"].items()}
+        layer["build"] = build
+    return layer
+
+
+def _file_layers(path: Path, seen: tuple[Path, ...] = ()) -> list[dict[str, Any]]:
+    """The layers of a file: its ``extends`` bases (recursively, in order), then itself."""
+    path = path.resolve()
+    if path in seen:
+        chain = " -> ".join(str(p) for p in (*seen, path))
+        raise ConfigError(f"{path}: 'extends' forms a cycle: {chain}")
+    data = read_yaml(path)
+    extends = data.pop("extends", None)
+    bases: list[str]
+    if extends is None:
+        bases = []
+    elif isinstance(extends, str):
+        bases = [extends]
+    elif isinstance(extends, list) and all(isinstance(b, str) for b in extends):
+        bases = extends
+    else:
+        raise ConfigError(f"{path}: 'extends' must be a file name or a list of file names")
+    layers: list[dict[str, Any]] = []
+    for base in bases:
+        base_path = (path.parent / base).resolve()
+        if not base_path.is_file():
+            raise ConfigError(f"{path}: 'extends' names {base!r}, which does not exist ({base_path})")
+        layers.extend(_file_layers(base_path, (*seen, path)))
+    layers.append(_normalise_layer(data, path.parent))
+    return layers
+
+
+def parse_dotlist(items: Iterable[str]) -> dict[str, Any]:
+    """``--swe-set`` items as a nested mapping; errors name the offending item."""
+    cfg = OmegaConf.create()
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"--swe-set {item!r}: expected KEY=VALUE (for example --swe-set timeouts.eval=600)")
+        try:
+            cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([item]))
+        except OmegaConfBaseException as exc:
+            raise ConfigError(f"--swe-set {item!r}: {exc}") from None
+    return OmegaConf.to_container(cfg, resolve=False)  # type: ignore[return-value]
+
+
+def missing_values_message(source: str, paths: Iterable[str]) -> str:
+    paths = sorted(paths)
+    width = max(len(p) for p in paths)
+    lines = [f"{source}: {len(paths)} required value{'s' if len(paths) != 1 else ''} left as ??? (missing):"]
+    lines += [f"  {p:<{width}}   set it with: --swe-set {p}=<value>" for p in paths]
+    return "\n".join(lines)
+
+
+def _merge(layers: list[Mapping[str, Any]], source: str) -> DictConfig:
+    try:
+        return OmegaConf.merge(*(OmegaConf.create(dict(layer)) for layer in layers))  # type: ignore[return-value]
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{source}: cannot merge config{f' at {key}' if key else ''}: {exc.msg}") from None
+
+
+def validation_message(source: str, exc: ValidationError) -> str:
+    lines = [f"{source}: invalid configuration:"]
+    for error in exc.errors():
+        path = ".".join(str(p) for p in error["loc"]) or "(top level)"
+        if error["type"] == "extra_forbidden":
+            lines.append(f"  {path}: unknown key")
+        else:
+            lines.append(f"  {path}: {error['msg']}")
+    return "\n".join(lines)
+
+
+def load_benchmark(
+    path: Path,
+    *,
+    extra_config: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    cli_layer: Mapping[str, Any] | None = None,
+) -> BenchmarkSettings:
+    """Resolve one benchmark file into validated settings, or raise :class:`ConfigError`.
+
+    ``cli_layer`` holds the dedicated options (``--swe-agent`` ...); it sits between
+    ``--swe-config`` and ``--swe-set``.
+    """
+    path = Path(path).resolve()
+    source = str(path)
+    layers: list[Mapping[str, Any]] = [DEFAULTS, {"name": path.stem}]
+    layers += _file_layers(path)
+    if extra_config is not None:
+        layers += _file_layers(Path(extra_config))
+    if cli_layer:
+        layers.append(_normalise_layer(dict(cli_layer), None))
+    if overrides:
+        layers.append(_normalise_layer(dict(overrides), Path.cwd()))
+    cfg = _merge(list(layers), source)
+    missing = OmegaConf.missing_keys(cfg)
+    if missing:
+        raise ConfigError(missing_values_message(source, missing))
+    try:
+        data = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{source}: cannot resolve {key or 'config'}: {exc.msg}") from None
+    assert isinstance(data, dict)
+    data["file"] = source
+    for key in ("dataset", "agent", "provider"):
+        if data.get(key) is None:
+            data.pop(key, None)
+    try:
+        return BenchmarkSettings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(validation_message(source, exc)) from None
+
+
+def peek_name(path: Path) -> str:
+    """The benchmark's name without resolving anything (for selection before loading)."""
+    try:
+        data = read_yaml(path)
+    except ConfigError:
+        return path.stem
+    name = data.get("name")
+    return name if isinstance(name, str) and name else path.stem

@@ -1,0 +1,69 @@
+"""The family protocol: how one dataset family's rows are read, provisioned and graded."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+from typing import Protocol
+from typing import runtime_checkable
+
+from pytest_swe.config import BenchmarkSettings
+from pytest_swe.sandbox import Sandbox
+from pytest_swe.task import Task
+from pytest_swe.verdict import Verdict
+
+
+def marker_name(name: str) -> str:
+    """A family or provider name as a marker: ``swe-bench`` -> ``swe_bench``."""
+    return "".join(c if c.isalnum() else "_" for c in name).strip("_").lower() or "swe"
+
+
+@dataclass
+class EvalContext:
+    """What a family needs to run one evaluation besides the task, patch and sandbox."""
+
+    settings: BenchmarkSettings
+    artifacts: Path
+    timeout: float
+    output_limit: int
+    saved: dict[str, str] = field(default_factory=dict)
+
+    def save(self, name: str, data: str | bytes) -> str:
+        """Write an artifact (eval script, log, ...) and remember its path under ``name``."""
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        path = self.artifacts / name
+        if isinstance(data, str):
+            path.write_text(data, encoding="utf-8", errors="surrogateescape")
+        else:
+            path.write_bytes(data)
+        self.saved[name] = str(path)
+        return str(path)
+
+
+@runtime_checkable
+class Family(Protocol):
+    name: str
+    grader_version: str
+    providers: frozenset[str] | None
+    """Providers this family can run on (None: any)."""
+    id_fields: tuple[str, ...]
+    """Row fields that hold (or, with :meth:`row_id`, give) the instance id."""
+
+    def row_id(self, row: Mapping[str, Any]) -> str | None:
+        """The instance id of a raw row, for families whose rows have no ``instance_id``."""
+        ...
+
+    def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
+        """Turn a raw row into a task; raise :class:`~pytest_swe.errors.RowError` naming the field."""
+        ...
+
+    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
+        """Make the agent's sandbox fit for the agent (e.g. hide the evaluation's tests)."""
+        ...
+
+    def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
+        """Grade ``patch`` in a fresh ``sandbox``; raise InfraError for infrastructure faults."""
+        ...

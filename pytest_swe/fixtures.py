@@ -1,0 +1,336 @@
+"""The item lifecycle as fixtures, so ``--setup-show`` shows each step and users can reuse them.
+
+swe_settings -> swe_task -> swe_provider -> [swe_agent_sandbox] -> swe_agent_result
+-> swe_eval_sandbox -> swe_verdict. Infrastructure faults raise in setup (JUnit ``<error>``);
+an unresolved verdict fails the item's call (``<failure>``).
+
+Outside benchmark items, mark a test ``@pytest.mark.swe_task("benchmarks/x.yaml", "<instance id>")``
+to get the same fixtures for that task.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_swe.agent import Agent
+from pytest_swe.agent import AgentContext
+from pytest_swe.agent import AgentResult
+from pytest_swe.agent import ExitStatus
+from pytest_swe.collect import SweItem
+from pytest_swe.config import BenchmarkSettings
+from pytest_swe.dataset import RowRef
+from pytest_swe.errors import ConfigError
+from pytest_swe.errors import InfraError
+from pytest_swe.errors import NotApplicable
+from pytest_swe.errors import RowError
+from pytest_swe.family import EvalContext
+from pytest_swe.family import Family
+from pytest_swe.outcome import get_record
+from pytest_swe.patching import patch_sha256
+from pytest_swe.patching import take_diff
+from pytest_swe.sandbox import Provider
+from pytest_swe.sandbox import Sandbox
+from pytest_swe.sandbox import SandboxSpec
+from pytest_swe.session import get_session
+from pytest_swe.task import Task
+from pytest_swe.verdict import Verdict
+
+
+def _source(request: pytest.FixtureRequest) -> tuple[BenchmarkSettings, RowRef, str | None]:
+    node = request.node
+    session = get_session(request.config)
+    if isinstance(node, SweItem):
+        return node.settings, node.ref, node.problem
+    marker = node.get_closest_marker("swe_task")
+    if marker is None or len(marker.args) != 2:
+        raise ConfigError(
+            f"{node.nodeid}: pytest-swe fixtures need a benchmark item or "
+            "@pytest.mark.swe_task('<benchmark file>', '<instance id>')"
+        )
+    benchmark, instance_id = marker.args
+    path = Path(benchmark)
+    if not path.is_absolute():
+        path = Path(request.config.rootpath, path)
+    settings = session.settings_for(path)
+    family = session.registry.families.get(settings.family)
+    index = session.index_for(settings, family)
+    for ref in index.refs():
+        if ref.instance_id == instance_id:
+            return settings, ref, None
+    raise ConfigError(f"{node.nodeid}: instance {instance_id!r} not found in benchmark {settings.name!r}")
+
+
+@pytest.fixture
+def swe_settings(request: pytest.FixtureRequest) -> BenchmarkSettings:
+    """The resolved configuration of this item's benchmark."""
+    return _source(request)[0]
+
+
+@pytest.fixture
+def swe_family(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings) -> Family:
+    """The dataset family that reads and grades this item's row."""
+    return get_session(request.config).registry.families.get(swe_settings.family)
+
+
+@pytest.fixture
+def swe_task(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_family: Family) -> Task:
+    """The item's row, loaded now (not at collection) and normalised by its family."""
+    session = get_session(request.config)
+    _, ref, problem = _source(request)
+    record = get_record(request.node)
+    row_name = f"{ref.position + 1}" + (f" ({ref.instance_id})" if ref.instance_id else "")
+    record.properties.update(
+        family=swe_settings.family,
+        benchmark=swe_settings.name,
+        instance_id=ref.instance_id or "",
+        dataset=swe_settings.dataset.source,
+        split=swe_settings.dataset.split,
+        agent=swe_settings.agent.name,
+        provider=swe_settings.provider.name,
+        grader_version=getattr(swe_family, "grader_version", ""),
+        run_id=session.run.run_id,
+    )
+    if problem:
+        raise RowError("instance_id", problem, row=row_name)
+    index = session.index_for(swe_settings, swe_family)
+    try:
+        row = index.load_row(ref.locator)
+        task = swe_family.normalize(row, swe_settings)
+    except RowError as exc:
+        raise RowError(exc.field, exc.args[0], row=f"{row_name} of {swe_settings.dataset.source}") from None
+    record.task = task
+    return task
+
+
+@pytest.fixture
+def swe_artifacts(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_task: Task) -> Path:
+    """This item's directory in the run directory (patch, eval script, logs, verdict)."""
+    return get_session(request.config).artifacts_dir(swe_settings.name, swe_task.instance_id)
+
+
+@pytest.fixture
+def swe_provider(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_family: Family) -> Provider:
+    """The sandbox provider; skips the item when its family cannot run there."""
+    name = swe_settings.provider.name
+    supported = getattr(swe_family, "providers", None)
+    if supported is not None and name not in supported:
+        pytest.skip(f"family {swe_family.name!r} cannot run on provider {name!r} (it supports: {', '.join(sorted(supported))})")
+    return get_session(request.config).provider_for(swe_settings)
+
+
+@pytest.fixture
+def swe_agent(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings) -> Agent:
+    """The agent chosen by ``--swe-agent`` or the benchmark."""
+    factory = get_session(request.config).registry.agents.get(swe_settings.agent.name)
+    return factory(swe_settings.agent.model_dump())
+
+
+def sandbox_spec(task: Task, settings: BenchmarkSettings, *, role: str, keep: bool) -> SandboxSpec:
+    timeout = settings.timeouts.agent if role == "agent" else settings.timeouts.eval
+    return SandboxSpec(
+        image=task.image,
+        workdir=task.workdir,
+        role=role,
+        env=dict(task.eval_env) if role == "eval" else {},
+        network=settings.network.agent if role == "agent" else settings.network.eval,
+        memory=settings.limits.memory,
+        cpus=settings.limits.cpus,
+        pids=settings.limits.pids,
+        ttl=timeout + settings.timeouts.sandbox + 600,
+        start_timeout=settings.timeouts.sandbox,
+        labels={"pytest-swe.instance": task.instance_id, "pytest-swe.benchmark": settings.name},
+        keep=keep,
+    )
+
+
+def _open_sandbox(request: pytest.FixtureRequest, provider: Provider, spec: SandboxSpec) -> Sandbox:
+    record = get_record(request.node)
+    with record.timed("sandbox"):
+        sandbox = provider.create(spec)
+    record.sandboxes.append(f"{spec.role}: {sandbox.enter_command()}")
+    return sandbox
+
+
+def _close_sandbox(request: pytest.FixtureRequest, sandbox: Sandbox) -> None:
+    record = get_record(request.node)
+    if get_session(request.config).keep:
+        record.properties[f"kept_{sandbox.spec.role}_sandbox"] = sandbox.enter_command()
+        return
+    result = sandbox.close()
+    key = f"cleanup_{sandbox.spec.role}"
+    record.properties[key] = "ok" if result.removed else f"failed after {result.attempts} attempts: {result.error}"
+
+
+@pytest.fixture
+def swe_agent_sandbox(
+    request: pytest.FixtureRequest,
+    swe_task: Task,
+    swe_settings: BenchmarkSettings,
+    swe_provider: Provider,
+    swe_family: Family,
+) -> Iterator[Sandbox]:
+    """A sandbox from the task's image for the agent, with the evaluation's hidden files removed."""
+    spec = sandbox_spec(swe_task, swe_settings, role="agent", keep=get_session(request.config).keep)
+    sandbox = _open_sandbox(request, swe_provider, spec)
+    try:
+        swe_family.prepare_agent_sandbox(swe_task, sandbox, swe_settings)
+        yield sandbox
+    finally:
+        _close_sandbox(request, sandbox)
+
+
+@pytest.fixture
+def swe_agent_result(
+    request: pytest.FixtureRequest,
+    swe_task: Task,
+    swe_settings: BenchmarkSettings,
+    swe_agent: Agent,
+    swe_artifacts: Path,
+) -> AgentResult:
+    """Run the agent and take its patch (``git diff`` of the sandbox unless it returned one)."""
+    record = get_record(request.node)
+    sandbox: Sandbox | None = request.getfixturevalue("swe_agent_sandbox") if swe_agent.needs_sandbox else None
+    agent_dir = swe_artifacts / "agent"
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    ctx = AgentContext(
+        task=swe_task,
+        settings=swe_settings.agent.model_dump(),
+        artifacts=agent_dir,
+        timeout=swe_settings.timeouts.agent,
+        command_timeout=swe_settings.timeouts.command,
+        sandbox=sandbox,
+        output_limit=swe_settings.limits.output_bytes,
+    )
+    with record.timed("agent"):
+        try:
+            result = swe_agent.run(ctx)
+        except NotApplicable as exc:
+            pytest.skip(str(exc))
+    record.properties.update(
+        agent_exit_status=str(result.exit_status),
+        agent_steps=result.steps,
+        agent_calls=result.usage.calls,
+        agent_prompt_tokens=result.usage.prompt_tokens,
+        agent_completion_tokens=result.usage.completion_tokens,
+        agent_cost="" if result.usage.cost is None else result.usage.cost,
+        trajectory_path=result.trajectory_path or "",
+    )
+    if result.model_name:
+        record.properties["model"] = result.model_name
+    if result.exit_status == ExitStatus.MODEL_ERROR:
+        raise InfraError("model_endpoint", result.message or "the model endpoint failed")
+    if sandbox is not None:
+        sandbox.end_processes()  # nothing the agent left running may outlive it
+        if result.patch is None:
+            result.patch = take_diff(sandbox, swe_task.workdir, swe_task.base_commit, timeout=swe_settings.timeouts.command)
+    patch = result.patch or ""
+    patch_path = swe_artifacts / "patch.diff"
+    patch_path.write_text(patch, encoding="utf-8", errors="surrogateescape")
+    record.properties.update(
+        patch_exists=bool(patch.strip()),
+        patch_sha256=patch_sha256(patch),
+        patch_bytes=len(patch.encode("utf-8", errors="surrogateescape")),
+        patch_path=str(patch_path),
+    )
+    request.config.hook.pytest_swe_agent_finished(item=request.node, task=swe_task, result=result)
+    return result
+
+
+@pytest.fixture
+def swe_eval_sandbox(
+    request: pytest.FixtureRequest,
+    swe_task: Task,
+    swe_settings: BenchmarkSettings,
+    swe_provider: Provider,
+    swe_agent_result: AgentResult,
+) -> Iterator[Sandbox]:
+    """A fresh sandbox from the task's image for grading (never the agent's)."""
+    spec = sandbox_spec(swe_task, swe_settings, role="eval", keep=get_session(request.config).keep)
+    sandbox = _open_sandbox(request, swe_provider, spec)
+    try:
+        yield sandbox
+    finally:
+        _close_sandbox(request, sandbox)
+
+
+@pytest.fixture
+def swe_verdict(
+    request: pytest.FixtureRequest,
+    swe_task: Task,
+    swe_settings: BenchmarkSettings,
+    swe_family: Family,
+    swe_agent_result: AgentResult,
+    swe_eval_sandbox: Sandbox,
+    swe_artifacts: Path,
+) -> Verdict:
+    """Grade the agent's patch by the family's rules in the eval sandbox."""
+    record = get_record(request.node)
+    ctx = EvalContext(
+        settings=swe_settings,
+        artifacts=swe_artifacts,
+        timeout=swe_settings.timeouts.eval,
+        output_limit=swe_settings.limits.output_bytes,
+    )
+    try:
+        with record.timed("eval"):
+            verdict = swe_family.evaluate(swe_task, swe_agent_result.patch or "", swe_eval_sandbox, ctx)
+    finally:
+        for name, path in ctx.saved.items():
+            record.properties[_artifact_property(name)] = path
+    verdict.artifacts = {"patch": str(swe_artifacts / "patch.diff"), **ctx.saved}
+    verdict_path = swe_artifacts / "verdict.json"
+    verdict.artifacts["verdict"] = str(verdict_path)
+    verdict_path.write_text(json.dumps(verdict.model_dump(mode="json"), indent=2))
+    record.verdict = verdict
+    record.properties.update(_verdict_properties(verdict))
+    record.properties["verdict_path"] = str(verdict_path)
+    request.config.hook.pytest_swe_verdict(item=request.node, task=swe_task, verdict=verdict)
+    if not verdict.resolved and (request.config.getoption("usepdb", False) or get_session(request.config).keep):
+        verdict.reasons.extend(f"enter the {line}" for line in record.sandboxes)
+    return verdict
+
+
+def _artifact_property(name: str) -> str:
+    return name.replace(".", "_") + "_path"
+
+
+def _verdict_properties(verdict: Verdict) -> dict[str, Any]:
+    f2p, p2p = verdict.group("FAIL_TO_PASS"), verdict.group("PASS_TO_PASS")
+    props: dict[str, Any] = {
+        "f2p_passed": len(f2p.success),
+        "f2p_total": f2p.total,
+        "p2p_passed": len(p2p.success),
+        "p2p_total": p2p.total,
+        "patch_applied": "" if verdict.patch_applied is None else verdict.patch_applied,
+        "resolution": verdict.resolution,
+        "log_valid": verdict.log_valid,
+        "test_exit_code": "" if verdict.test_exit_code is None else verdict.test_exit_code,
+    }
+    if verdict.tamper:
+        props["tamper"] = "; ".join(verdict.tamper)
+    if verdict.suspicious:
+        props["suspicious"] = "; ".join(verdict.suspicious)
+    for name, group in verdict.tests_status.items():
+        if name not in ("FAIL_TO_PASS", "PASS_TO_PASS") and group.total:
+            props[f"{name.lower()}_passed"] = len(group.success)
+            props[f"{name.lower()}_total"] = group.total
+    return props
+
+
+__all__ = [
+    "swe_agent",
+    "swe_agent_result",
+    "swe_agent_sandbox",
+    "swe_artifacts",
+    "swe_eval_sandbox",
+    "swe_family",
+    "swe_provider",
+    "swe_settings",
+    "swe_task",
+    "swe_verdict",
+]

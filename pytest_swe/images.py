@@ -1,0 +1,189 @@
+"""Building images locally: the base image (with or without a registry) and a local dataset's images.
+
+The base image is Debian 12 with Python 3, pytest, git and patch. When a registry is
+reachable it is built from ``debian:bookworm-slim``; otherwise from a ``debootstrap`` root
+filesystem imported with ``docker import``. The Debian mirror is read from
+``PYTEST_SWE_DEBIAN_MIRROR`` or the machine's apt sources; no mirror is built in.
+
+A local dataset's images come from its benchmark file's ``build`` section: each row's
+repository directory is committed deterministically (:mod:`pytest_swe.gitsnap`) into the
+row's workdir, so the image's HEAD is the row's ``base_commit``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pytest_swe import gitsnap
+from pytest_swe.config import BenchmarkSettings
+from pytest_swe.errors import ConfigError
+from pytest_swe.errors import RowError
+
+BASE_IMAGE = os.environ.get("PYTEST_SWE_BASE_IMAGE", "pytest-swe/base:bookworm")
+BASE_PACKAGES = ("python3", "python3-pytest", "git", "patch", "ca-certificates", "procps")
+REGISTRY_BASE = "debian:bookworm-slim"
+
+Log = Callable[[str], None]
+
+
+def debian_mirror() -> str:
+    """The Debian mirror: ``PYTEST_SWE_DEBIAN_MIRROR``, else the first one in the apt sources."""
+    mirror = os.environ.get("PYTEST_SWE_DEBIAN_MIRROR")
+    if mirror:
+        return mirror
+    sources = sorted(Path("/etc/apt/sources.list.d").glob("*.sources"))
+    for path in sources:
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("URIs:") and "security" not in line:
+                return line.split()[1]
+    listing = Path("/etc/apt/sources.list")
+    if listing.exists():
+        for line in listing.read_text(errors="replace").splitlines():
+            match = re.match(r"^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+\S+", line)
+            if match and "security" not in match.group(1):
+                return match.group(1)
+    raise ConfigError(
+        "no Debian mirror found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list; "
+        "set PYTEST_SWE_DEBIAN_MIRROR"
+    )
+
+
+def image_exists(client: Any, tag: str) -> bool:
+    import docker
+
+    try:
+        client.images.get(tag)
+        return True
+    except docker.errors.ImageNotFound:
+        return False
+
+
+def _build_from_registry(client: Any, tag: str, log: Log) -> bool:
+    try:
+        client.images.pull(REGISTRY_BASE)
+    except Exception as exc:
+        log(f"registry not reachable ({str(exc).splitlines()[0][:120]}); building with debootstrap")
+        return False
+    dockerfile = (
+        f"FROM {REGISTRY_BASE}\n"
+        "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "
+        f"{' '.join(BASE_PACKAGES)} && rm -rf /var/lib/apt/lists/*\n"
+    )
+    client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, network_mode="host")
+    log(f"built {tag} from {REGISTRY_BASE}")
+    return True
+
+
+def _build_with_debootstrap(client: Any, tag: str, log: Log) -> None:
+    if shutil.which("debootstrap") is None:
+        raise ConfigError("building the base image without a registry needs debootstrap: apt-get install debootstrap")
+    mirror = debian_mirror()
+    with tempfile.TemporaryDirectory(prefix="pytest-swe-rootfs-") as tmp:
+        rootfs = Path(tmp) / "rootfs"
+        log(f"debootstrap bookworm from {mirror} (about a minute)")
+        proc = subprocess.run(
+            ["debootstrap", "--variant=minbase", f"--include={','.join(BASE_PACKAGES)}", "bookworm", str(rootfs), mirror],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise ConfigError(f"debootstrap failed ({proc.returncode}): {proc.stderr[-2000:] or proc.stdout[-2000:]}")
+        archive = Path(tmp) / "rootfs.tar"
+        subprocess.run(["tar", "-C", str(rootfs), "-cf", str(archive), "."], check=True)
+        repository, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
+        with open(archive, "rb") as fh:
+            client.api.import_image_from_stream(fh, repository=repository, tag=version)
+    log(f"imported {tag} from a debootstrap root filesystem")
+
+
+def build_base(client: Any, tag: str = BASE_IMAGE, *, force: bool = False, log: Log = print) -> bool:
+    """Build the base image unless it exists; return True when something was built."""
+    if not force and image_exists(client, tag):
+        log(f"{tag} exists")
+        return False
+    if not _build_from_registry(client, tag, log):
+        _build_with_debootstrap(client, tag, log)
+    return True
+
+
+# --- a local dataset's images -----------------------------------------------------------------
+
+
+def _add_tree(tar: tarfile.TarFile, source: Path, arcname: str) -> None:
+    tar.add(str(source), arcname=arcname, recursive=True)
+
+
+def build_context(
+    repo_dir: Path, base: str, workdir: str, files: dict[str, Path], dockerfile_lines: list[str], scratch: Path
+) -> tuple[bytes, str]:
+    """A Docker build context (tar bytes) holding the committed repository; returns it and the commit id."""
+    snapshot = scratch / "testbed"
+    commit = gitsnap.snapshot(repo_dir, snapshot)
+    lines = [f"FROM {base}", f"COPY testbed {workdir}"]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        _add_tree(tar, snapshot, "testbed")
+        for number, (inside, host) in enumerate(sorted(files.items())):
+            if not host.exists():
+                raise ConfigError(f"build.files: {host} does not exist")
+            _add_tree(tar, host, f"extra/{number}")
+            lines.append(f"COPY extra/{number} {inside}")
+        lines += [f"WORKDIR {workdir}", *dockerfile_lines]
+        dockerfile = ("\n".join(lines) + "\n").encode()
+        info = tarfile.TarInfo("Dockerfile")
+        info.size = len(dockerfile)
+        tar.addfile(info, io.BytesIO(dockerfile))
+    return buffer.getvalue(), commit
+
+
+def build_benchmark_images(
+    client: Any,
+    settings: BenchmarkSettings,
+    family: Any,
+    rows: list[dict[str, Any]],
+    *,
+    force: bool = False,
+    log: Log = print,
+) -> list[str]:
+    """Build the image of every row of a local benchmark (one per distinct image); return the built tags."""
+    if settings.build is None:
+        raise ConfigError(f"{settings.file}: no 'build' section: its images cannot be built locally")
+    build = settings.build
+    base = build.base or BASE_IMAGE
+    built: list[str] = []
+    done: set[str] = set()
+    for position, row in enumerate(rows, 1):
+        try:
+            task = family.normalize(row, settings)
+        except RowError as exc:
+            log(f"skipping row {position}: {exc}")
+            continue
+        if task.image in done:
+            continue
+        done.add(task.image)
+        if not force and image_exists(client, task.image):
+            continue
+        repo_dir = Path(build.repo.replace("{instance_id}", task.instance_id))
+        files = {k: Path(v.replace("{instance_id}", task.instance_id)) for k, v in build.files.items()}
+        with tempfile.TemporaryDirectory(prefix="pytest-swe-build-") as tmp:
+            context, commit = build_context(repo_dir, base, task.workdir, files, build.dockerfile, Path(tmp))
+        if task.base_commit and commit != task.base_commit:
+            raise ConfigError(
+                f"{settings.file}: row {task.instance_id}: base_commit {task.base_commit} does not match the "
+                f"commit {commit} of {repo_dir}; regenerate the dataset"
+            )
+        client.images.build(fileobj=io.BytesIO(context), custom_context=True, tag=task.image, rm=True,
+                            network_mode="none")
+        built.append(task.image)
+        log(f"built {task.image}")
+    return built

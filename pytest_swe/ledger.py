@@ -1,0 +1,157 @@
+"""The controller's crash-safe ledger and the run-level metadata of the JUnit file.
+
+Only the process that writes the JUnit file (the xdist controller, or pytest without
+xdist) runs this plugin. Each finished item becomes one flushed and fsynced JSON line
+in ``<run dir>/ledger.jsonl``, so a controller killed with SIGKILL loses nothing that
+had finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pytest_swe
+
+LEDGER_NAME = "ledger.jsonl"
+RUN_META_NAME = "run.json"
+# Item properties that describe the run rather than the item: gathered into testsuite properties.
+RUN_LEVEL = ("benchmark", "family", "dataset", "split", "grader_version", "agent", "provider")
+
+
+def message_of(report: pytest.TestReport) -> str:
+    if report.longrepr is None:
+        return ""
+    if isinstance(report.longrepr, tuple):  # skip: (path, line, reason)
+        return str(report.longrepr[2])
+    return str(getattr(report, "longreprtext", "") or report.longrepr)
+
+
+class Ledger:
+    """Appends finished items to the ledger and writes run metadata at the end."""
+
+    def __init__(self, config: pytest.Config, run_id: str, run_dir: Path) -> None:
+        self.config = config
+        self.run_id = run_id
+        self.run_dir = run_dir
+        self.path = run_dir / LEDGER_NAME
+        self.started = time.time()
+        self._phases: dict[str, dict[str, pytest.TestReport]] = {}
+        self.run_values: dict[str, set[str]] = {key: set() for key in RUN_LEVEL}
+        self.counts: Counter[str] = Counter()
+        self.per_benchmark: dict[str, Counter[str]] = {}
+        self.kept: list[str] = []
+        self._fh: Any = None
+
+    def _file(self) -> Any:
+        if self._fh is None:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (kept open for the run)
+        return self._fh
+
+    def append(self, entry: dict[str, Any]) -> None:
+        fh = self._file()
+        fh.write(json.dumps(entry, sort_keys=True) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        phases = self._phases.setdefault(report.nodeid, {})
+        phases[report.when] = report
+        if report.when != "teardown":
+            return
+        self._phases.pop(report.nodeid, None)
+        props = dict(report.user_properties)
+        if "reward" not in props:
+            return  # not a pytest-swe item
+        outcome = str(props.get("outcome", ""))
+        message = ""
+        for when in ("setup", "call", "teardown"):
+            rep = phases.get(when)
+            if rep is not None and (rep.failed or rep.skipped):
+                message = message_of(rep)
+                break
+        self.append(
+            {
+                "nodeid": report.nodeid,
+                "outcome": outcome,
+                "properties": props,
+                "message": message,
+                "duration": round(sum(r.duration for r in phases.values()), 3),
+                "finished": time.time(),
+                "worker": _worker_of(report),
+            }
+        )
+        for key in RUN_LEVEL:
+            if props.get(key):
+                self.run_values[key].add(str(props[key]))
+        self.counts[outcome] += 1
+        self.per_benchmark.setdefault(str(props.get("benchmark", "")), Counter())[outcome] += 1
+        self.kept += [f"{props.get('instance_id')}: {v}" for k, v in props.items() if k.startswith("kept_")]
+
+    def metadata(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "harness": "pytest-swe",
+            "harness_version": pytest_swe.__version__,
+            "run_id": self.run_id,
+            "run_dir": str(self.run_dir),
+            "started": self.started,
+        }
+        for key, values in self.run_values.items():
+            if values:
+                meta[key] = ",".join(sorted(values))
+        return meta
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        meta = self.metadata()
+        xml = _junit_writer(self.config)
+        if xml is not None:
+            for key, value in meta.items():
+                if key != "started":
+                    xml.add_global_property(key, str(value))
+        if self.counts:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            meta = {**meta, "finished": time.time(), "counts": dict(self.counts)}
+            (self.run_dir / RUN_META_NAME).write_text(json.dumps(meta, indent=2, sort_keys=True))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.counts:
+            return
+        tr = terminalreporter
+        tr.section("pytest-swe")
+        for benchmark, counts in sorted(self.per_benchmark.items()):
+            graded = counts["passed"] + counts["failed"] + counts["error"]
+            rate = f"{100 * counts['passed'] / graded:.1f}%" if graded else "n/a"
+            tr.write_line(
+                f"{benchmark}: resolved {counts['passed']}/{graded} ({rate}), unresolved {counts['failed']}, "
+                f"errors {counts['error']}, skipped {counts['skipped']}"
+            )
+        tr.write_line(f"run {self.run_id}: ledger {self.path}")
+        for line in self.kept:
+            tr.write_line(f"kept sandbox {line}")
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def _worker_of(report: pytest.TestReport) -> str:
+    gateway = getattr(getattr(report, "node", None), "gateway", None)
+    return str(getattr(gateway, "id", "main"))
+
+
+def _junit_writer(config: pytest.Config) -> Any:
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:
+        return None
+    return config.stash.get(xml_key, None)

@@ -1,0 +1,104 @@
+"""Applying a model patch inside a sandbox, with the official fallback chain.
+
+``git apply -v`` -> ``git apply -v --reject`` -> ``patch --batch --fuzz=5 -p1``. Unlike the
+official harness, the tree is restored between attempts, so a half-applied ``--reject``
+never leaves hunks behind for ``patch`` to apply twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from dataclasses import dataclass
+
+from pytest_swe.errors import InfraError
+from pytest_swe.sandbox import Sandbox
+
+PATCH_PATH = "/tmp/pytest-swe/patch.diff"
+DIFF_DIR = "/tmp/pytest-swe"
+DIFF_PATH = f"{DIFF_DIR}/agent.diff"
+APPLIED_MARK = ">>>>> Applied Patch"
+FAILED_MARK = ">>>>> Patch Apply Failed"
+
+APPLY_COMMANDS: tuple[str, ...] = (
+    "git apply --verbose {path}",
+    "git apply --verbose --reject {path}",
+    "patch --batch --fuzz=5 -p1 -i {path}",
+)
+
+_SCRIPT = """\
+cd {workdir} || exit 3
+before=$(mktemp)
+git ls-files --others --exclude-standard > "$before" 2>/dev/null
+restore() {{
+  git checkout -q -- . 2>/dev/null
+  git ls-files --others --exclude-standard 2>/dev/null | grep -vxF -f "$before" | while IFS= read -r f; do rm -f -- "$f"; done
+}}
+{attempts}
+echo "{failed}"
+exit 1
+"""
+
+_ATTEMPT = """\
+echo "+ {shown}"
+if {command}; then echo "{applied} ({shown})"; exit 0; fi
+restore
+"""
+
+
+@dataclass
+class ApplyResult:
+    applied: bool
+    method: str | None
+    log: str
+
+
+def patch_sha256(patch: str) -> str:
+    return hashlib.sha256(patch.encode("utf-8", errors="surrogateescape")).hexdigest()
+
+
+def patch_bytes(patch: str) -> bytes:
+    """The patch as bytes, ending with a newline (``git apply`` rejects a missing final newline)."""
+    data = patch.encode("utf-8", errors="surrogateescape")
+    if data and not data.endswith(b"\n"):
+        data += b"\n"
+    return data
+
+
+def apply_script(workdir: str, path: str = PATCH_PATH) -> str:
+    attempts = "".join(
+        _ATTEMPT.format(
+            shown=cmd.format(path=path),
+            command=cmd.format(path=shlex.quote(path)),
+            applied=APPLIED_MARK,
+        )
+        for cmd in APPLY_COMMANDS
+    )
+    return _SCRIPT.format(workdir=shlex.quote(workdir), attempts=attempts, failed=FAILED_MARK)
+
+
+def apply_patch(sandbox: Sandbox, patch: str, *, workdir: str, timeout: float) -> ApplyResult:
+    """Upload ``patch`` and apply it in ``workdir``; the tree is unchanged when nothing applies."""
+    sandbox.write_file(PATCH_PATH, patch_bytes(patch))
+    result = sandbox.exec(apply_script(workdir), timeout=timeout, workdir=workdir)
+    method = None
+    for line in result.output.splitlines():
+        if line.startswith(APPLIED_MARK):
+            method = line[len(APPLIED_MARK) :].strip(" ()")
+    return ApplyResult(applied=result.exit_code == 0 and method is not None, method=method, log=result.output)
+
+
+def take_diff(sandbox: Sandbox, workdir: str, base_commit: str | None, *, timeout: float) -> str:
+    """The agent's changes as ``git diff`` against the base commit, new and binary files included.
+
+    The diff goes through a file, not the command output, so no output cap can cut it.
+    """
+    base = shlex.quote(base_commit) if base_commit else "HEAD"
+    command = (
+        f"mkdir -p {DIFF_DIR} && cd {shlex.quote(workdir)} && git -c core.fileMode=false add -A >/dev/null 2>&1; "
+        f"git -c core.fileMode=false diff --cached --binary --no-color --no-ext-diff {base} > {DIFF_PATH}"
+    )
+    result = sandbox.exec(command, timeout=timeout, workdir=workdir)
+    if result.exit_code != 0:
+        raise InfraError("sandbox_error", f"cannot take the agent's diff (exit {result.exit_code}): {result.output[-2000:]}")
+    return sandbox.read_file(DIFF_PATH).decode("utf-8", errors="surrogateescape")

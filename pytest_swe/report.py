@@ -1,0 +1,133 @@
+"""Reading JUnit reward ledgers back: per-item records and resolved rates."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+from junitparser import Error
+from junitparser import Failure
+from junitparser import JUnitXml
+from junitparser import Properties
+from junitparser import Skipped
+from junitparser import TestSuite
+
+
+@dataclass
+class Case:
+    """One testcase of a ledger with its outcome and pytest-swe properties."""
+
+    name: str
+    classname: str
+    outcome: str
+    properties: dict[str, str] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def instance_id(self) -> str:
+        return self.properties.get("instance_id") or self.name
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.properties.get("benchmark", ""), self.instance_id)
+
+
+def _outcome(case: Any) -> tuple[str, str]:
+    for result in case.result:
+        if isinstance(result, Error):
+            return "error", result.message or ""
+        if isinstance(result, Failure):
+            return "failed", result.message or ""
+        if isinstance(result, Skipped):
+            return "skipped", result.message or ""
+    return "passed", ""
+
+
+def _suites(xml: Any) -> list[TestSuite]:
+    return list(xml) if isinstance(xml, JUnitXml) else [xml]
+
+
+def case_properties(case: Any) -> dict[str, str]:
+    """A testcase's ``<properties>`` (junitparser exposes them only on suites)."""
+    props = case.child(Properties)
+    return {p.name: p.value for p in props} if props is not None else {}
+
+
+def read_cases(path: Path) -> list[Case]:
+    """Every testcase carrying a ``reward`` property (pytest-swe items) in a JUnit file."""
+    xml = JUnitXml.fromfile(str(path))
+    cases = []
+    for suite in _suites(xml):
+        for case in suite:
+            props = case_properties(case)
+            if "reward" not in props:
+                continue
+            outcome, message = _outcome(case)
+            cases.append(Case(case.name, case.classname or "", outcome, props, message))
+    return cases
+
+
+def read_suite_properties(path: Path) -> dict[str, str]:
+    xml = JUnitXml.fromfile(str(path))
+    props: dict[str, str] = {}
+    for suite in _suites(xml):
+        for prop in suite.properties():
+            props[prop.name] = prop.value
+    return props
+
+
+def summarize(cases: list[Case], by: str | None = None) -> dict[str, Any]:
+    """Counts and resolved rate; ``by`` groups by a property (family, benchmark, repo, ...)."""
+
+    def stats(group: list[Case]) -> dict[str, Any]:
+        counts = Counter(c.outcome for c in group)
+        graded = counts["passed"] + counts["failed"] + counts["error"]
+        exit_statuses = Counter(c.properties.get("agent_exit_status", "") for c in group)
+        exit_statuses.pop("", None)
+        errors = Counter(c.properties.get("error_kind", "") for c in group if c.outcome == "error")
+        return {
+            "total": len(group),
+            "resolved": counts["passed"],
+            "unresolved": counts["failed"],
+            "errors": counts["error"],
+            "skipped": counts["skipped"],
+            "graded": graded,
+            "resolved_rate": round(counts["passed"] / graded, 4) if graded else None,
+            "reward_sum": round(sum(float(c.properties.get("reward", 0) or 0) for c in group), 4),
+            "error_kinds": dict(errors),
+            "agent_exit_statuses": dict(exit_statuses),
+        }
+
+    result: dict[str, Any] = {"overall": stats(cases)}
+    if by:
+        groups: dict[str, list[Case]] = {}
+        for case in cases:
+            groups.setdefault(_group_value(case, by), []).append(case)
+        result[f"by_{by}"] = {name: stats(group) for name, group in sorted(groups.items())}
+    return result
+
+
+def _group_value(case: Case, by: str) -> str:
+    if by == "repo":
+        repo = case.properties.get("repo")
+        if repo:
+            return repo
+        instance = case.instance_id
+        return instance.rsplit("-", 1)[0] if "-" in instance else instance
+    return case.properties.get(by, "") or "(none)"
+
+
+def format_stats(name: str, stats: dict[str, Any]) -> str:
+    rate = "n/a" if stats["resolved_rate"] is None else f"{100 * stats['resolved_rate']:.1f}%"
+    line = (
+        f"{name:<28} resolved {stats['resolved']:>5}/{stats['graded']:<5} {rate:>7}   "
+        f"unresolved {stats['unresolved']:>5}   errors {stats['errors']:>4}   skipped {stats['skipped']:>4}"
+    )
+    if stats["error_kinds"]:
+        line += "   error kinds: " + ", ".join(f"{k}={v}" for k, v in sorted(stats["error_kinds"].items()))
+    if stats["agent_exit_statuses"]:
+        line += "   exit statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(stats["agent_exit_statuses"].items()))
+    return line

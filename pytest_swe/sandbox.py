@@ -1,0 +1,129 @@
+"""The sandbox protocol every provider implements.
+
+A provider knows images, containers (or their equivalent), processes and files; it
+knows nothing of datasets, families or grading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Protocol
+from typing import runtime_checkable
+
+LABEL = "pytest-swe"
+
+
+@dataclass
+class SandboxSpec:
+    """What to start: an image, where to work, and the limits to hold it to."""
+
+    image: str
+    workdir: str = "/"
+    role: str = "eval"
+    """``agent`` or ``eval``: recorded in the sandbox's labels."""
+    env: dict[str, str] = field(default_factory=dict)
+    network: bool = False
+    memory: str | None = None
+    cpus: float | None = None
+    pids: int | None = None
+    ttl: float = 7200
+    """Seconds after which the sandbox ends itself even if nobody removes it."""
+    start_timeout: float = 300
+    labels: dict[str, str] = field(default_factory=dict)
+    mounts: dict[str, str] = field(default_factory=dict)
+    """Host path -> sandbox path (read-write bind mounts, e.g. a socket directory)."""
+    keep: bool = False
+
+
+@dataclass
+class ExecResult:
+    """One command's outcome; output is stdout and stderr combined, capped to head and tail."""
+
+    exit_code: int | None
+    output: str
+    timed_out: bool = False
+    duration: float = 0.0
+    truncated_bytes: int = 0
+    oom_killed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+@dataclass
+class CleanupResult:
+    """Whether a sandbox is really gone after removal (checked, not assumed)."""
+
+    removed: bool
+    attempts: int = 1
+    error: str | None = None
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    id: str
+    spec: SandboxSpec
+
+    def exec(
+        self,
+        command: str,
+        *,
+        timeout: float,
+        workdir: str | None = None,
+        env: Mapping[str, str] | None = None,
+        user: str | None = None,
+        output_limit: int | None = None,
+    ) -> ExecResult:
+        """Run ``command`` with bash (sh if bash is absent); kill it for real at ``timeout``."""
+        ...
+
+    def write_file(self, path: str, data: bytes, *, mode: int = 0o644) -> None: ...
+
+    def read_file(self, path: str) -> bytes: ...
+
+    def end_processes(self) -> None:
+        """Kill every process in the sandbox except its keep-alive."""
+        ...
+
+    def alive(self) -> bool: ...
+
+    def enter_command(self) -> str:
+        """The shell command a user runs to get a shell inside the sandbox."""
+        ...
+
+    def close(self) -> CleanupResult: ...
+
+
+@runtime_checkable
+class Provider(Protocol):
+    name: str
+    capabilities: frozenset[str]
+
+    def create(self, spec: SandboxSpec) -> Sandbox: ...
+
+    def reap(self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False) -> list[str]:
+        """Remove sandboxes of a run, of a worker, or orphans (owner gone or past ttl); return their ids."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class ProviderFactory(Protocol):
+    name: str
+    capabilities: frozenset[str]
+
+    def __call__(self, options: Mapping[str, object], run: RunInfo) -> Provider: ...
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Identity of the pytest run that owns sandboxes (for labels and orphan reaping)."""
+
+    run_id: str
+    owner_pid: int
+    owner_host: str
+    owner_start: str
+    worker: str = "main"

@@ -1,0 +1,149 @@
+"""Per-process state of a pytest-swe run: settings, dataset indexes, providers, run identity."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_swe import options
+from pytest_swe.config import BenchmarkSettings
+from pytest_swe.config import load_benchmark
+from pytest_swe.config import parse_dotlist
+from pytest_swe.dataset import DatasetIndex
+from pytest_swe.dataset import fetch_hf
+from pytest_swe.dataset import open_local
+from pytest_swe.errors import ConfigError
+from pytest_swe.registry import Registry
+from pytest_swe.sandbox import Provider
+from pytest_swe.sandbox import RunInfo
+
+session_key = pytest.StashKey["SweSession"]()
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+def safe_name(value: str) -> str:
+    """A string usable as one path component."""
+    return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", value).strip("._") or "_"
+
+
+class SweSession:
+    def __init__(self, config: pytest.Config, run: RunInfo, run_dir: Path) -> None:
+        self.config = config
+        self.run = run
+        self.run_dir = run_dir
+        self.is_worker = hasattr(config, "workerinput")
+        self._registry: Registry | None = None
+        self._settings: dict[Path, BenchmarkSettings | ConfigError] = {}
+        self._indexes: dict[tuple[Any, ...], DatasetIndex] = {}
+        self._providers: dict[tuple[str, str], Provider] = {}
+        self._lock = threading.Lock()
+        self.overrides = self._overrides()
+        self.cli_layer = self._cli_layer()
+        extra = options.get(config, "--swe-config")
+        self.extra_config = Path(config.invocation_params.dir, extra) if extra else None
+        self.keep = bool(options.get(config, "--swe-keep"))
+        self.strict_datasets = bool(options.get(config, "--swe-strict-datasets"))
+        self.benchmark_names: list[str] | None = None
+        self.had_items = False
+
+    # -- configuration ----------------------------------------------------------------------
+
+    def _overrides(self) -> dict[str, Any]:
+        try:
+            return parse_dotlist(options.get(self.config, "--swe-set"))
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+    def _cli_layer(self) -> dict[str, Any]:
+        layer: dict[str, Any] = {}
+        agent = options.get(self.config, "--swe-agent")
+        predictions = options.get(self.config, "--swe-predictions")
+        provider = options.get(self.config, "--swe-provider")
+        if agent:
+            layer["agent"] = {"name": agent}
+        if predictions:
+            path = Path(self.config.invocation_params.dir, predictions).resolve()
+            layer.setdefault("agent", {})["predictions"] = str(path)
+            if not agent:
+                layer["agent"]["name"] = "predictions"
+        if provider:
+            layer["provider"] = {"name": provider}
+        return layer
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            self._registry = Registry(self.config)
+        return self._registry
+
+    def settings_for(self, path: Path) -> BenchmarkSettings:
+        """The resolved settings of a benchmark file (cached; errors are cached too)."""
+        path = Path(path).resolve()
+        with self._lock:
+            if path not in self._settings:
+                try:
+                    self._settings[path] = load_benchmark(
+                        path, extra_config=self.extra_config, overrides=self.overrides, cli_layer=self.cli_layer
+                    )
+                except ConfigError as exc:
+                    self._settings[path] = exc
+            value = self._settings[path]
+        if isinstance(value, ConfigError):
+            raise value
+        return value
+
+    # -- datasets ---------------------------------------------------------------------------
+
+    def index_for(self, settings: BenchmarkSettings, family: Any) -> DatasetIndex:
+        ds = settings.dataset
+        key = (ds.source, ds.split, ds.name, ds.revision, tuple(family.id_fields), family.name)
+        with self._lock:
+            if key not in self._indexes:
+                path = Path(ds.source) if settings.dataset_is_local else fetch_hf(
+                    ds.source, ds.split, name=ds.name, revision=ds.revision
+                )
+                custom = family.row_id if family.id_fields[0] != "instance_id" else None
+                self._indexes[key] = open_local(path, id_fields=family.id_fields, id_of=custom)
+            return self._indexes[key]
+
+    # -- providers --------------------------------------------------------------------------
+
+    def provider_for(self, settings: BenchmarkSettings) -> Provider:
+        name = settings.provider.name
+        opts = settings.provider.model_dump()
+        key = (name, repr(sorted(opts.items())))
+        with self._lock:
+            if key not in self._providers:
+                factory = self.registry.providers.get(name, where=settings.file)
+                self._providers[key] = factory(opts, self.run)
+            return self._providers[key]
+
+    def providers(self) -> list[Provider]:
+        return list(self._providers.values())
+
+    # -- artifacts --------------------------------------------------------------------------
+
+    def artifacts_dir(self, benchmark: str, instance_id: str) -> Path:
+        path = self.run_dir / safe_name(benchmark) / safe_name(instance_id)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def close(self) -> None:
+        for provider in self._providers.values():
+            with contextlib.suppress(Exception):
+                provider.close()
+        self._providers.clear()
+
+
+def get_session(config: pytest.Config) -> SweSession:
+    return config.stash[session_key]

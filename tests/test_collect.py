@@ -1,0 +1,179 @@
+"""Collection: benchmark files become items; selection; markers; no Docker; bad input stays local."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_IDS
+from conftest import DEMO_JSONL
+from conftest import SweProject
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+LITE = SHARED / "swebench-lite" / "test.jsonl"
+V5_VERIFIED = SHARED / "swebench-v5" / "verified-test.parquet"
+
+NO_DOCKER = {"DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+
+
+@pytest.fixture
+def no_docker(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in NO_DOCKER.items():
+        monkeypatch.setenv(key, value)
+
+
+def collected(run) -> list[str]:
+    return [line.strip() for line in run.result.outlines if "::" in line and not line.startswith(("FAILED", "ERROR"))]
+
+
+def test_collect_demo_without_docker(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.demo()
+    run = swe_project.run("benchmarks/", "--collect-only", "-q")
+    assert run.result.ret == 0, run.result.stdout.str()
+    ids = collected(run)
+    assert ids == [f"benchmarks/demo.yaml::demo::{i}" for i in DEMO_IDS]
+
+
+def test_keyword_selects_benchmark_and_instance(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.demo("demo")
+    swe_project.demo("other-bench")
+    by_benchmark = collected(swe_project.run("benchmarks/", "--collect-only", "-q", "-k", "other-bench"))
+    assert len(by_benchmark) == len(DEMO_IDS)
+    assert all("::other-bench::" in i for i in by_benchmark)
+    by_instance = collected(swe_project.run("benchmarks/", "--collect-only", "-q", "-k", "calc-1"))
+    assert sorted(by_instance) == ["benchmarks/demo.yaml::demo::demo__calc-1", "benchmarks/other-bench.yaml::other-bench::demo__calc-1"]
+
+
+def test_markers_select_and_pass_strict_markers(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.demo("demo", extra="markers: [demo, python, tiny]\n")
+    swe_project.benchmark(
+        "other",
+        f"""
+        family: swe-bench
+        dataset: {DEMO_JSONL}
+        markers: [elsewhere]
+        """,
+    )
+    for expr, expected in (("swe_bench", 2), ("tiny", 1), ("docker and elsewhere", 1), ("not tiny", 1)):
+        run = swe_project.run("benchmarks/", "--collect-only", "-q", "--strict-markers", "-m", expr)
+        assert run.result.ret == 0, run.result.stdout.str()
+        benchmarks = {i.split("::")[1] for i in collected(run)}
+        assert len(benchmarks) == expected, (expr, benchmarks)
+
+
+def test_report_header_shows_effective_config(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.demo()
+    run = swe_project.run("benchmarks/", "--collect-only", "--swe-agent", "empty", "--swe-set", "timeouts.eval=9")
+    run.result.stdout.fnmatch_lines(["pytest-swe: run *", "pytest-swe: agent empty, provider (per benchmark)", "*timeouts*9*"])
+
+
+def test_ini_keys_work_like_options(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.demo()
+    swe_project.pytester.makeini("[pytest]\nswe_agent = empty\nswe_set = timeouts.eval=9\n")
+    run = swe_project.run("benchmarks/", "--collect-only")
+    run.result.stdout.fnmatch_lines(["pytest-swe: agent empty*", "*timeouts*9*"])
+
+
+def test_classic_lite_rows_collect(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.benchmark("lite", f"family: swe-bench\ndataset: {LITE}\nmarkers: [lite]\n")
+    run = swe_project.run("benchmarks/", "--collect-only", "-q")
+    assert run.result.ret == 0, run.result.stdout.str()[-2000:]
+    ids = collected(run)
+    assert len(ids) == 300
+    assert "benchmarks/lite.yaml::lite::pallets__flask-4992" in ids
+
+
+def test_v5_parquet_rows_collect(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.benchmark("verified", f"family: swe-bench\ndataset: {V5_VERIFIED}\n")
+    run = swe_project.run("benchmarks/", "--collect-only", "-q", "-k", "astropy")
+    ids = collected(run)
+    assert ids and all("astropy" in i for i in ids)
+    assert len(ids) == 22
+
+
+def test_two_missing_values_fail_before_running(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.benchmark(
+        "incomplete",
+        """
+        family: swe-bench
+        dataset:
+          source: ???
+        agent:
+          name: gold
+          model: ???
+        """,
+    )
+    run = swe_project.run("benchmarks/", "-n", "2")
+    assert run.result.ret != 0
+    out = run.result.stdout.str()
+    assert out.count("2 required values left as ???") == 1, out
+    assert "--swe-set dataset.source=<value>" in out and "--swe-set agent.model=<value>" in out
+    assert "passed" not in out.splitlines()[-1]
+
+
+def test_unknown_family_and_malformed_yaml_stay_local(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.demo("good")
+    swe_project.benchmark("badfamily", f"family: swe-bnech\ndataset: {DEMO_JSONL}\n")
+    swe_project.benchmark("broken", "family: swe-bench\ndataset: [oops\n")
+    run = swe_project.run("benchmarks/", "--collect-only", "-q", "--continue-on-collection-errors")
+    out = run.result.stdout.str()
+    assert "unknown family 'swe-bnech'" in out and "did you mean swe-bench" in out
+    assert "broken.yaml: line 3, column 1: invalid YAML" in out
+    assert len([i for i in collected(run) if "::good::" in i]) == len(DEMO_IDS)
+
+
+def test_unavailable_dataset_is_one_skipped_item(swe_project: SweProject, no_docker: None, isolated_cache: Path) -> None:
+    swe_project.demo("demo")
+    swe_project.benchmark("remote", "family: swe-bench\ndataset: {source: no-such-org/no-such-dataset}\n")
+    run = swe_project.run("benchmarks/", "-k", "remote", "-rs", "-W", "default")
+    assert run.result.ret == 0, run.result.stdout.str()
+    run.result.assert_outcomes(skipped=1)
+    out = run.result.stdout.str()
+    assert "dataset unavailable" in out and "no-such-org/no-such-dataset" in out
+    assert "SweDatasetWarning" in out
+    (case,) = run.cases
+    assert case.outcome == "skipped" and case.properties["reward"] == "0.0"
+
+    strict = swe_project.run("benchmarks/", "-k", "remote", "--swe-strict-datasets")
+    assert strict.result.ret != 0
+    assert "dataset unavailable" in strict.result.stdout.str()
+
+
+def test_deselected_benchmark_never_loads_its_dataset(swe_project: SweProject, no_docker: None, isolated_cache: Path) -> None:
+    swe_project.demo("demo")
+    swe_project.benchmark("remote", "family: swe-bench\ndataset: {source: no-such-org/no-such-dataset}\n")
+    run = swe_project.run("benchmarks/", "-k", "demo", "-q", "--collect-only", "-W", "default")
+    out = run.result.stdout.str()
+    assert run.result.ret == 0
+    assert "no-such-dataset" not in out and "dataset unavailable" not in out
+    assert len(collected(run)) == len(DEMO_IDS)
+    run = swe_project.run("benchmarks/", "-m", "not swe_bench", "-q", "--collect-only")
+    assert "dataset unavailable" not in run.result.stdout.str()
+
+
+def test_malformed_rows_do_not_stop_the_others(swe_project: SweProject, no_docker: None, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in DEMO_JSONL.read_text().splitlines()]
+    broken_json = dict(rows[0], instance_id="demo__broken-json", FAIL_TO_PASS="[not json")
+    no_id = {k: v for k, v in rows[1].items() if k != "instance_id"}
+    dataset = tmp_path / "rows.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in [rows[2], broken_json, no_id]) + "\n{truncated\n")
+    swe_project.benchmark("mixed", f"family: swe-bench\ndataset: {dataset}\nprovider: docker\n")
+    run = swe_project.run("benchmarks/", "--collect-only", "-q")
+    assert collected(run) == [
+        f"benchmarks/mixed.yaml::mixed::{rows[2]['instance_id']}",
+        "benchmarks/mixed.yaml::mixed::demo__broken-json",
+        "benchmarks/mixed.yaml::mixed::row-3",
+        "benchmarks/mixed.yaml::mixed::row-4",
+    ]
+
+
+def test_shards_partition_the_items(swe_project: SweProject, no_docker: None) -> None:
+    swe_project.demo()
+    shards = [set(collected(swe_project.run("benchmarks/", "--collect-only", "-q", f"--swe-shard={i}/3"))) for i in (1, 2, 3)]
+    assert set().union(*shards) == {f"benchmarks/demo.yaml::demo::{i}" for i in DEMO_IDS}
+    assert sum(len(s) for s in shards) == len(DEMO_IDS)
+    again = set(collected(swe_project.run("benchmarks/", "--collect-only", "-q", "--swe-shard=2/3")))
+    assert again == shards[1]
+    bad = swe_project.run("benchmarks/", "--collect-only", "--swe-shard=0/3")
+    assert "shards are 1-based" in bad.result.stderr.str()
