@@ -36,10 +36,11 @@ KEEP_TTL = 24 * 3600
 _PIDDIR = "/tmp/.pytest-swe"
 
 # Runs the command in bash when the image has it, recording the shell's pid so a timeout
-# can kill exactly this command's process tree.
+# can kill exactly this command's process tree. stderr joins stdout in the shell, so the
+# combined output keeps the order in which lines were written.
 _EXEC_WRAPPER = (
     'mkdir -p {piddir} 2>/dev/null && echo $$ > {piddir}/{token}.pid 2>/dev/null; '
-    'if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; else exec sh -c "$1"; fi'
+    'if command -v bash >/dev/null 2>&1; then exec bash -c "$1" 2>&1; else exec sh -c "$1" 2>&1; fi'
 )
 
 # Kills the process tree rooted at the pid in a pid file (pids found through /proc, so no ps is needed).

@@ -225,7 +225,7 @@ class SweItem(pytest.Function):
         return self.ref.instance_id or self.name
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"{self.settings.name}::{self.name}"
+        return self.path, 0, f"{self.settings.name}::{self.name}"
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, SweError) and not self.config.getoption("fulltrace", False):
@@ -244,7 +244,7 @@ class UnavailableItem(pytest.Item):
         pytest.skip(self.reason)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, self.name
+        return self.path, 0, self.name
 
 
 def register_marker(config: pytest.Config, name: str, description: str) -> None:

@@ -78,12 +78,11 @@ def _test_line(test: str, verdict: Verdict) -> str:
 
 def failure_message(verdict: Verdict) -> str:
     """Which required tests failed, whether the patch applied, and where the logs are."""
-    lines = ["unresolved: " + "; ".join(verdict.reasons) if verdict.reasons else "unresolved"]
+    counts = [f"{name} {len(g.success)}/{g.total} passed" for name, g in verdict.tests_status.items() if g.total]
+    lines = ["unresolved: " + "; ".join([*verdict.reasons, ", ".join(counts)] if counts else verdict.reasons)]
     for name, group in verdict.tests_status.items():
-        if group.total:
-            lines.append(f"  {name}: {len(group.success)}/{group.total} passed")
         if group.failure:
-            lines.append(f"  {name} failing:")
+            lines.append(f"  {name} failing ({len(group.failure)} of {group.total}):")
             lines += [_test_line(t, verdict) for t in group.failure[:MAX_LISTED_TESTS]]
             if len(group.failure) > MAX_LISTED_TESTS:
                 lines.append(f"    ... and {len(group.failure) - MAX_LISTED_TESTS} more")

@@ -48,23 +48,36 @@ def docker_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return _require_docker()
 
 
+def _build_lock(tmp_path_factory: pytest.TempPathFactory) -> FileLock:
+    return FileLock(str(tmp_path_factory.getbasetemp().parent / "images.lock"))
+
+
 @pytest.fixture(scope="session")
-def demo_images(docker_engine: Any, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The base image and every demo image, built once (under a lock shared by xdist workers)."""
+def base_image(docker_engine: Any, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The base image (Debian 12, Python, pytest, git), built once if absent."""
+    from pytest_swe import images
+
+    with _build_lock(tmp_path_factory):
+        images.build_base(docker_engine, log=lambda _: None)
+    return images.BASE_IMAGE
+
+
+@pytest.fixture(scope="session")
+def demo_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Every demo image, built once (under a lock shared by xdist workers)."""
     from pytest_swe import images
     from pytest_swe.cli import _load_benchmark
 
-    lock = tmp_path_factory.getbasetemp().parent / "demo-images.lock"
-    with FileLock(str(lock)):
-        images.build_base(docker_engine, log=lambda _: None)
+    with _build_lock(tmp_path_factory):
         settings, family, rows = _load_benchmark(str(REPO / "benchmarks" / "demo.yaml"))
         images.build_benchmark_images(docker_engine, settings, family, rows, log=lambda _: None)
     return [row["image"] for row in rows]
 
 
-def labelled_containers(client: Any, **labels: str) -> list[Any]:
+def labelled_containers(client: Any, **labels: str) -> list[dict[str, Any]]:
+    """Containers carrying the pytest-swe label (and these label values), as listed by the engine."""
     filters = ["pytest-swe"] + [f"pytest-swe.{k}={v}" for k, v in labels.items()]
-    return client.containers.list(all=True, filters={"label": filters})
+    return client.api.containers(all=True, filters={"label": filters})
 
 
 @dataclass

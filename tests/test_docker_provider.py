@@ -1,0 +1,137 @@
+"""The Docker provider against a real engine: exec timeouts kill for real, output caps, files, limits, reaping."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from conftest import labelled_containers
+
+from pytest_swe.images import BASE_IMAGE
+from pytest_swe.providers.docker import DockerProvider
+from pytest_swe.providers.docker import this_run
+from pytest_swe.sandbox import SandboxSpec
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def provider(base_image: str) -> Any:
+    run = this_run(run_id=f"test-{os.getpid()}-{time.monotonic_ns()}")
+    prov = DockerProvider({"name": "docker", "pull": "never"}, run)
+    yield prov
+    prov.reap(run_id=run.run_id)
+    prov.close()
+
+
+@pytest.fixture
+def sandbox(provider: DockerProvider) -> Any:
+    sb = provider.create(SandboxSpec(image=BASE_IMAGE, workdir="/tmp", memory="256m", pids=128, cpus=1))
+    yield sb
+    sb.close()
+
+
+def test_exec_output_exit_code_env_and_workdir(sandbox: Any) -> None:
+    result = sandbox.exec("echo out; echo err >&2; pwd; echo $GREETING; exit 3", timeout=30, env={"GREETING": "hi"})
+    assert result.exit_code == 3 and not result.timed_out
+    assert result.output.split() == ["out", "err", "/tmp", "hi"]
+    assert sandbox.exec("pwd", timeout=30, workdir="/").output.strip() == "/"
+
+
+def test_exec_timeout_kills_the_whole_tree(sandbox: Any) -> None:
+    start = time.monotonic()
+    result = sandbox.exec("sleep 300 & sleep 301; echo never", timeout=2)
+    elapsed = time.monotonic() - start
+    assert result.timed_out and "never" not in result.output
+    assert elapsed < 10, elapsed
+    procs = sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '", timeout=30).output
+    assert "sleep 300" not in procs and "sleep 301" not in procs
+
+
+def test_output_is_capped_head_and_tail(sandbox: Any) -> None:
+    result = sandbox.exec("echo FIRST; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo LAST", timeout=60, output_limit=100_000)
+    assert result.exit_code == 0
+    assert result.output.startswith("FIRST") and result.output.rstrip().endswith("LAST")
+    assert result.truncated_bytes > 4_800_000
+    assert len(result.output) < 110_000
+    assert "bytes of output dropped" in result.output
+
+
+def test_files_round_trip(sandbox: Any) -> None:
+    data = bytes(range(256)) * 100
+    sandbox.write_file("/opt/deep/dir/blob.bin", data, mode=0o755)
+    assert sandbox.read_file("/opt/deep/dir/blob.bin") == data
+    assert sandbox.exec("test -x /opt/deep/dir/blob.bin", timeout=30).exit_code == 0
+    with pytest.raises(FileNotFoundError):
+        sandbox.read_file("/opt/nothing-here")
+
+
+def test_no_network_and_limits(sandbox: Any, docker_engine: Any) -> None:
+    out = sandbox.exec("cat /proc/net/dev | tail -n +3 | cut -d: -f1", timeout=30).output.split()
+    assert out == ["lo"]
+    attrs = docker_engine.api.inspect_container(sandbox.id)
+    assert attrs["HostConfig"]["NetworkMode"] == "none"
+    assert attrs["HostConfig"]["Memory"] == 256 * 1024 * 1024
+    assert attrs["HostConfig"]["PidsLimit"] == 128
+    labels = attrs["Config"]["Labels"]
+    assert labels["pytest-swe"] == "1" and labels["pytest-swe.owner-pid"] == str(os.getpid())
+
+
+def test_memory_limit_is_reported_as_oom(sandbox: Any) -> None:
+    result = sandbox.exec("python3 -c \"b = bytearray(600 * 1024 * 1024); print(len(b))\"", timeout=60)
+    assert result.exit_code == 137
+    assert result.oom_killed
+
+
+def test_end_processes_spares_the_keepalive(sandbox: Any) -> None:
+    sandbox.exec("nohup sleep 500 >/dev/null 2>&1 & setsid sleep 501 >/dev/null 2>&1 &", timeout=30)
+    sandbox.end_processes()
+    procs = sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '", timeout=30).output
+    assert "sleep 500" not in procs and "sleep 501" not in procs
+    assert sandbox.alive()
+
+
+def test_close_is_confirmed(provider: DockerProvider, docker_engine: Any) -> None:
+    sb = provider.create(SandboxSpec(image=BASE_IMAGE))
+    result = sb.close()
+    assert result.removed
+    assert not labelled_containers(docker_engine, run=provider.run.run_id)
+
+
+def test_missing_image_is_an_infra_error(provider: DockerProvider) -> None:
+    from pytest_swe.errors import InfraError
+
+    with pytest.raises(InfraError) as excinfo:
+        provider.create(SandboxSpec(image="pytest-swe-test/does-not-exist:never"))
+    assert excinfo.value.kind == "image_missing"
+
+
+def test_reaper_removes_orphans_of_a_dead_owner(docker_engine: Any, base_image: str) -> None:
+    """A run whose process died (SIGKILL) leaves containers; the next start removes them."""
+    run_id = f"orphan-{os.getpid()}-{time.monotonic_ns()}"
+    code = (
+        "import os, signal\n"
+        "from pytest_swe.providers.docker import DockerProvider, this_run\n"
+        "from pytest_swe.sandbox import SandboxSpec\n"
+        f"p = DockerProvider({{'name': 'docker'}}, this_run(run_id={run_id!r}))\n"
+        f"p.create(SandboxSpec(image={BASE_IMAGE!r}))\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=False)
+    assert len(labelled_containers(docker_engine, run=run_id)) == 1
+    survivor = DockerProvider({"name": "docker"}, this_run(run_id="other"))
+    removed = survivor.reap(orphans=True)
+    assert removed
+    assert not labelled_containers(docker_engine, run=run_id)
+
+
+def test_ttl_ends_an_abandoned_container(provider: DockerProvider, docker_engine: Any) -> None:
+    sb = provider.create(SandboxSpec(image=BASE_IMAGE, ttl=2))
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and labelled_containers(docker_engine, run=provider.run.run_id):
+        time.sleep(0.5)
+    assert not labelled_containers(docker_engine, run=provider.run.run_id), sb.id
