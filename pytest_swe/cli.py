@@ -42,12 +42,7 @@ def _docker_provider(host: str | None) -> Any:
 def _cmd_reap(args: argparse.Namespace) -> int:
     provider = _docker_provider(args.host)
     try:
-        if args.all:
-            removed = provider.reap(run_id=args.run)
-        elif args.run:
-            removed = provider.reap(run_id=args.run)
-        else:
-            removed = provider.reap(orphans=True)
+        removed = provider.reap(run_id=args.run) if args.all or args.run else provider.reap(orphans=True)
     except Exception as exc:
         print(f"pytest-swe reap: {exc}", file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from conftest import DEMO_IDS
 from conftest import DEMO_JSONL
 from conftest import SweProject

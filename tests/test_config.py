@@ -130,7 +130,7 @@ def test_extends_cycle_and_missing_base(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cycle"):
         load_benchmark(tmp_path / "a.yaml")
     write(tmp_path / "c.yaml", "extends: nowhere.yaml\nfamily: swe-bench\ndataset: x.jsonl\n")
-    with pytest.raises(ConfigError, match="'extends' names 'nowhere.yaml', which does not exist"):
+    with pytest.raises(ConfigError, match=r"'extends' names 'nowhere\.yaml', which does not exist"):
         load_benchmark(tmp_path / "c.yaml")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import DEMO_DIR
 from conftest import DEMO_IDS
 from conftest import DEMO_JSONL
@@ -42,7 +43,7 @@ def test_gold_resolves_every_demo_instance(swe_project: SweProject, demo_images:
     run.result.assert_outcomes(passed=len(DEMO_IDS))
     assert sorted(run.by_id) == sorted(DEMO_IDS)
     for case in run.cases:
-        assert REQUIRED_PROPERTIES <= set(case.properties), REQUIRED_PROPERTIES - set(case.properties)
+        assert set(case.properties) >= REQUIRED_PROPERTIES, REQUIRED_PROPERTIES - set(case.properties)
         assert case.properties["reward"] == "1.0" and case.properties["resolved"] == "true"
         assert case.properties["masked"] == "false" and case.properties["error_kind"] == ""
         assert case.properties["f2p_passed"] == case.properties["f2p_total"] != "0"

@@ -1,1 +1,137 @@
-"""placeholder"""
+"""Test-log parsers that reproduce the official SWE-bench harness's status maps.
+
+A parser turns the text a test run printed into ``{test id: status}``, the map the grader
+compares with a row's FAIL_TO_PASS and PASS_TO_PASS lists, so its ids must be spelled exactly
+as the official parser spells them. Every name the official harness registers is here
+(``parse_log_pytest``, ``parse_log_django``, ``parse_log_gotest``, ...), with the behaviour of
+the official package 5.0.2 by default; ``harness_version="4.1.0"`` gives the few readers whose
+behaviour changed between the two releases (pytest skip counts, pytest_v2 ids with spaces,
+Maven and Gradle pairing, Jest title whitespace) their 4.1.0 behaviour.
+
+Where the official parser raises on an input (a per-instance dispatcher meets an unknown
+instance, an embedded JSON or XML report does not decode, a reporter's nesting cannot be
+followed), these raise :class:`LogParseError`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from pytest_swe.errors import SweError
+
+from . import c
+from . import go
+from . import java
+from . import javascript
+from . import javascript_repos
+from . import php
+from . import python
+from . import ruby
+from . import rust
+from .base import LogParseError
+from .base import ParseContext
+from .base import Parser
+from .base import strip_ansi
+from .repos import parser_name_for_repo
+
+__all__ = [
+    "DEFAULT_HARNESS_VERSION",
+    "HARNESS_VERSIONS",
+    "PARSERS",
+    "LogParseError",
+    "ParseContext",
+    "Parser",
+    "UnknownParserError",
+    "get_parser",
+    "parse_log",
+    "parser_name_for_repo",
+    "parsers_for",
+    "strip_ansi",
+]
+
+DEFAULT_HARNESS_VERSION = "5.0.2"
+HARNESS_VERSIONS = ("5.0.2", "4.1.0")
+"""Official harness releases whose parser behaviour is reproduced."""
+
+_CURRENT: dict[str, Parser] = {
+    **python.PARSERS,
+    **javascript_repos.PARSERS,
+    **javascript.PARSERS,
+    **c.PARSERS,
+    **go.PARSERS,
+    **java.PARSERS,
+    **php.PARSERS,
+    **ruby.PARSERS,
+    **rust.PARSERS,
+}
+
+_RELEASE_4_1: dict[str, Parser] = {
+    **_CURRENT,
+    **python.V4_PARSERS,
+    **javascript.V4_PARSERS,
+    **java.V4_PARSERS,
+}
+
+PARSERS: Mapping[str, Parser] = MappingProxyType(_CURRENT)
+"""Every official parser name -> its parser, with 5.0.2 behaviour."""
+
+_BY_VERSION: dict[str, Mapping[str, Parser]] = {
+    "5.0.2": PARSERS,
+    "4.1.0": MappingProxyType(_RELEASE_4_1),
+}
+
+
+class UnknownParserError(SweError, KeyError):
+    """A row names a log parser that the official harness does not register."""
+
+    def __init__(self, name: str, suggestions: list[str]) -> None:
+        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown log parser {name!r}{hint} ({len(PARSERS)} parsers are known)")
+        self.name = name
+        self.suggestions = suggestions
+
+    def __str__(self) -> str:  # KeyError would show the message quoted
+        return str(self.args[0])
+
+
+def parsers_for(harness_version: str = DEFAULT_HARNESS_VERSION) -> Mapping[str, Parser]:
+    """All parsers with the behaviour of one official harness release."""
+    try:
+        return _BY_VERSION[harness_version]
+    except KeyError:
+        known = ", ".join(HARNESS_VERSIONS)
+        raise ValueError(f"no parsers for harness version {harness_version!r}; known: {known}") from None
+
+
+def _close_names(name: str) -> list[str]:
+    """Suggestions for a misspelt name, also when the ``parse_log_`` prefix was left off."""
+    short_names = {known.removeprefix("parse_log_"): known for known in PARSERS}
+    candidates = difflib.get_close_matches(name, list(PARSERS), n=3, cutoff=0.6)
+    for short in difflib.get_close_matches(
+        name.removeprefix("parse_log_"), list(short_names), n=3, cutoff=0.6
+    ):
+        if short_names[short] not in candidates:
+            candidates.append(short_names[short])
+    return candidates[:3]
+
+
+def get_parser(name: str, *, harness_version: str = DEFAULT_HARNESS_VERSION) -> Parser:
+    """The parser registered under ``name``; :class:`UnknownParserError` names close matches."""
+    parsers = parsers_for(harness_version)
+    try:
+        return parsers[name]
+    except KeyError:
+        raise UnknownParserError(name, _close_names(name)) from None
+
+
+def parse_log(
+    name: str,
+    log: str,
+    ctx: ParseContext | None = None,
+    *,
+    harness_version: str = DEFAULT_HARNESS_VERSION,
+) -> dict[str, str]:
+    """Parse ``log`` with the parser registered under ``name``."""
+    return get_parser(name, harness_version=harness_version)(log, ctx or ParseContext())

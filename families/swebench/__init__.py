@@ -54,8 +54,9 @@ def _eval_script_for(task: Task) -> str:
 
     for field in ("repo", "version", "base_commit"):
         if not getattr(task, field):
-            raise RowError(field, "is needed to build the eval script (the row has no eval_script)",
-                           row=task.instance_id)
+            raise RowError(
+                field, "is needed to build the eval script (the row has no eval_script)", row=task.instance_id
+            )
     try:
         return make_eval_script(
             instance_id=task.instance_id,
@@ -65,8 +66,11 @@ def _eval_script_for(task: Task) -> str:
             test_patch=task.test_patch or "",
         )
     except KeyError as exc:
-        raise RowError("version", f"no test command is known for {task.repo} version {task.version}: {exc}",
-                       row=task.instance_id) from None
+        raise RowError(
+            "version",
+            f"no test command is known for {task.repo} version {task.version}: {exc}",
+            row=task.instance_id,
+        ) from None
 
 
 def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str) -> str:
@@ -110,7 +114,9 @@ class SweBenchFamily:
             grading.FAIL_ONLY if repo in grading.FAIL_ONLY_REPOS else grading.PASS_AND_FAIL
         )
         if eval_type not in (grading.PASS_AND_FAIL, grading.FAIL_ONLY):
-            raise RowError("eval_type", f"must be {grading.PASS_AND_FAIL!r} or {grading.FAIL_ONLY!r}", row=rid)
+            raise RowError(
+                "eval_type", f"must be {grading.PASS_AND_FAIL!r} or {grading.FAIL_ONLY!r}", row=rid
+            )
         task = Task(
             family=self.name,
             instance_id=instance_id,
@@ -142,12 +148,16 @@ class SweBenchFamily:
 
         verdict = Verdict(resolved=False, patch_exists=bool(patch.strip()), grader=self.grader_version)
         if verdict.patch_exists:
-            applied = apply_patch(sandbox, patch, workdir=task.workdir, timeout=min(ctx.timeout, APPLY_TIMEOUT))
+            applied = apply_patch(
+                sandbox, patch, workdir=task.workdir, timeout=min(ctx.timeout, APPLY_TIMEOUT)
+            )
             ctx.save("apply.log", applied.log)
             verdict.patch_applied = applied.applied
             verdict.apply_method = applied.method
             if not applied.applied:
-                verdict.reasons.append("the patch did not apply (git apply, git apply --reject, patch --fuzz=5)")
+                verdict.reasons.append(
+                    "the patch did not apply (git apply, git apply --reject, patch --fuzz=5)"
+                )
                 return verdict
         else:
             verdict.reasons.append("the patch is empty")
@@ -158,11 +168,16 @@ class SweBenchFamily:
         ctx.save("eval.sh", script)
         sandbox.write_file(EVAL_SCRIPT_PATH, script.encode("utf-8", errors="surrogateescape"), mode=0o755)
         result = sandbox.exec(
-            f"/bin/bash {EVAL_SCRIPT_PATH}", timeout=ctx.timeout, workdir=task.workdir, output_limit=ctx.output_limit
+            f"/bin/bash {EVAL_SCRIPT_PATH}",
+            timeout=ctx.timeout,
+            workdir=task.workdir,
+            output_limit=ctx.output_limit,
         )
         log_path = ctx.save("eval.log", result.output)
         if result.timed_out:
-            raise InfraError("eval_timeout", f"the eval did not finish within {ctx.timeout:g}s (log: {log_path})")
+            raise InfraError(
+                "eval_timeout", f"the eval did not finish within {ctx.timeout:g}s (log: {log_path})"
+            )
         if result.oom_killed:
             raise InfraError("oom", f"the eval was killed for exceeding the memory limit (log: {log_path})")
         parser = get_parser(task.log_parser or "parse_log_pytest")
@@ -180,7 +195,10 @@ class SweBenchFamily:
         if not log_eval.valid:
             verdict.reasons.append(f"invalid test log: {log_eval.reason}")
         report = grading.tests_report(
-            log_eval.status_map, task.fail_to_pass, task.pass_to_pass, task.raw.get("eval_type", grading.PASS_AND_FAIL)
+            log_eval.status_map,
+            task.fail_to_pass,
+            task.pass_to_pass,
+            task.raw.get("eval_type", grading.PASS_AND_FAIL),
         )
         verdict.tests_status = report
         verdict.resolution = grading.resolution(report) if log_eval.valid else "RESOLVED_NO"

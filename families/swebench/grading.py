@@ -83,7 +83,7 @@ def record_exit_code(script: str) -> str:
     lines = script.strip().split("\n")
     for i, line in enumerate(lines):
         if END_MARK in line:
-            lines[i:i + 1] = [f"{EXIT_CODE_VAR}=$?", line, f'echo "{EXIT_CODE_MARK}: ${EXIT_CODE_VAR}"']
+            lines[i : i + 1] = [f"{EXIT_CODE_VAR}=$?", line, f'echo "{EXIT_CODE_MARK}: ${EXIT_CODE_VAR}"']
             break
     return "\n".join(lines) + "\n"
 
@@ -109,7 +109,9 @@ def evaluate_log(log: str, parse: LogParser) -> LogEval:
         return LogEval({}, False, f"the log contains {bad[0]!r}", exit_code)
     if START_MARK not in log or END_MARK not in log:
         missing = START_MARK if START_MARK not in log else END_MARK
-        return LogEval({}, False, f"the log lacks the {missing!r} marker (the tests did not run to the end)", exit_code)
+        return LogEval(
+            {}, False, f"the log lacks the {missing!r} marker (the tests did not run to the end)", exit_code
+        )
     section = log.split(START_MARK, 1)[1].split(END_MARK, 1)[0]
     status_map = parse(section)
     if not status_map:
@@ -172,7 +174,10 @@ def _grade_group(
 
 
 def tests_report(
-    status_map: StatusMap, fail_to_pass: Iterable[str], pass_to_pass: Iterable[str], eval_type: str = PASS_AND_FAIL
+    status_map: StatusMap,
+    fail_to_pass: Iterable[str],
+    pass_to_pass: Iterable[str],
+    eval_type: str = PASS_AND_FAIL,
 ) -> dict[str, TestGroup]:
     return {
         FAIL_TO_PASS: _grade_group(fail_to_pass, status_map, case_passed, eval_type),
