@@ -65,10 +65,10 @@ def _load_benchmark(path: str) -> tuple[Any, Any, list[dict[str, Any]]]:
     pm.add_hookspecs(hookspecs)
     import importlib
 
-    from pytest_swe.plugin import BUILTIN_PLUGINS
+    from pytest_swe.plugin import builtin_plugin_modules
 
-    for name in BUILTIN_PLUGINS:
-        if "families" in name:
+    for name in builtin_plugin_modules():
+        if name.startswith("pytest_swe.families."):
             pm.register(importlib.import_module(name), name)
     pm.load_setuptools_entrypoints("pytest_swe")
     families = Catalog("family", [f for result in pm.hook.pytest_swe_families() for f in result or []])

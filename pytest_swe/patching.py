@@ -65,22 +65,25 @@ def patch_bytes(patch: str) -> bytes:
     return data
 
 
-def apply_script(workdir: str, path: str = PATCH_PATH) -> str:
+def apply_script(workdir: str, path: str = PATCH_PATH, commands: tuple[str, ...] = APPLY_COMMANDS) -> str:
+    """A shell script trying each command (``{path}`` = the patch file) until one applies."""
     attempts = "".join(
         _ATTEMPT.format(
             shown=cmd.format(path=path),
             command=cmd.format(path=shlex.quote(path)),
             applied=APPLIED_MARK,
         )
-        for cmd in APPLY_COMMANDS
+        for cmd in commands
     )
     return _SCRIPT.format(workdir=shlex.quote(workdir), attempts=attempts, failed=FAILED_MARK)
 
 
-def apply_patch(sandbox: Sandbox, patch: str, *, workdir: str, timeout: float) -> ApplyResult:
+def apply_patch(
+    sandbox: Sandbox, patch: str, *, workdir: str, timeout: float, commands: tuple[str, ...] = APPLY_COMMANDS
+) -> ApplyResult:
     """Upload ``patch`` and apply it in ``workdir``; the tree is unchanged when nothing applies."""
     sandbox.write_file(PATCH_PATH, patch_bytes(patch))
-    result = sandbox.exec(apply_script(workdir), timeout=timeout, workdir=workdir)
+    result = sandbox.exec(apply_script(workdir, commands=commands), timeout=timeout, workdir=workdir)
     method = None
     for line in result.output.splitlines():
         if line.startswith(APPLIED_MARK):

@@ -26,14 +26,10 @@ from pytest_swe.session import get_session
 from pytest_swe.session import new_run_id
 from pytest_swe.session import session_key
 
-BUILTIN_PLUGINS = (
-    "pytest_swe.fixtures",
-    "pytest_swe.families.swebench",
-    "pytest_swe.providers.docker",
-    "pytest_swe.agents.gold",
-    "pytest_swe.agents.empty",
-    "pytest_swe.agents.predictions",
-)
+# Built-in families, providers and agents are plugins found in these packages: every public
+# module (or package) in them is registered, so adding one needs no list to edit.
+BUILTIN_PACKAGES = ("pytest_swe.families", "pytest_swe.providers", "pytest_swe.agents")
+NOT_PLUGINS = {"pytest_swe.families.logparsers"}
 ENTRY_POINT_GROUP = "pytest_swe"
 _reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
 _ledger_key = pytest.StashKey[Ledger]()
@@ -47,11 +43,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_options(parser)
 
 
+def builtin_plugin_modules() -> list[str]:
+    """Names of the built-in family, provider and agent modules."""
+    import importlib
+    import pkgutil
+
+    names = []
+    for package_name in BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            name = f"{package_name}.{info.name}"
+            if not info.name.startswith("_") and name not in NOT_PLUGINS:
+                names.append(name)
+    return sorted(names)
+
+
 def _register_builtins(config: pytest.Config) -> None:
     import importlib
 
     pm = config.pluginmanager
-    for name in BUILTIN_PLUGINS:
+    for name in ("pytest_swe.fixtures", *builtin_plugin_modules()):
         if not pm.has_plugin(name):
             pm.register(importlib.import_module(name), name)
     pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)

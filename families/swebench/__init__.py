@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import InfraError
 from pytest_swe.errors import RowError
+from pytest_swe.evaluation import patch_and_run
 from pytest_swe.family import EvalContext
-from pytest_swe.patching import apply_patch
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import Task
 from pytest_swe.task import created_at_str
@@ -27,8 +26,6 @@ from pytest_swe.verdict import Verdict
 
 from . import grading
 
-EVAL_SCRIPT_PATH = "/eval.sh"
-APPLY_TIMEOUT = 300.0
 
 
 def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
@@ -146,40 +143,12 @@ class SweBenchFamily:
         from pytest_swe.families.logparsers import ParseContext
         from pytest_swe.families.logparsers import get_parser
 
-        verdict = Verdict(resolved=False, patch_exists=bool(patch.strip()), grader=self.grader_version)
-        if verdict.patch_exists:
-            applied = apply_patch(
-                sandbox, patch, workdir=task.workdir, timeout=min(ctx.timeout, APPLY_TIMEOUT)
-            )
-            ctx.save("apply.log", applied.log)
-            verdict.patch_applied = applied.applied
-            verdict.apply_method = applied.method
-            if not applied.applied:
-                verdict.reasons.append(
-                    "the patch did not apply (git apply, git apply --reject, patch --fuzz=5)"
-                )
-                return verdict
-        else:
-            verdict.reasons.append("the patch is empty")
-            if not ctx.settings.eval.run_empty_patch:
-                return verdict
         assert task.eval_script is not None
         script = grading.record_exit_code(task.eval_script)
-        ctx.save("eval.sh", script)
-        sandbox.write_file(EVAL_SCRIPT_PATH, script.encode("utf-8", errors="surrogateescape"), mode=0o755)
-        result = sandbox.exec(
-            f"/bin/bash {EVAL_SCRIPT_PATH}",
-            timeout=ctx.timeout,
-            workdir=task.workdir,
-            output_limit=ctx.output_limit,
-        )
-        log_path = ctx.save("eval.log", result.output)
-        if result.timed_out:
-            raise InfraError(
-                "eval_timeout", f"the eval did not finish within {ctx.timeout:g}s (log: {log_path})"
-            )
-        if result.oom_killed:
-            raise InfraError("oom", f"the eval was killed for exceeding the memory limit (log: {log_path})")
+        run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version)
+        verdict = run.verdict
+        if not run.ran:
+            return verdict
         parser = get_parser(task.log_parser or "parse_log_pytest")
         parse_ctx = ParseContext(
             instance_id=task.instance_id,
@@ -188,7 +157,7 @@ class SweBenchFamily:
             fail_to_pass=tuple(task.fail_to_pass),
             pass_to_pass=tuple(task.pass_to_pass),
         )
-        log_eval = grading.evaluate_log(result.output, lambda text: parser(text, parse_ctx))
+        log_eval = grading.evaluate_log(run.log, lambda text: parser(text, parse_ctx))
         verdict.test_exit_code = log_eval.exit_code
         verdict.log_valid = log_eval.valid
         verdict.test_results = log_eval.status_map
