@@ -81,6 +81,18 @@ def _load_benchmark(path: str) -> tuple[Any, Any, list[dict[str, Any]]]:
     return settings, family, rows
 
 
+def _benchmark_paths(args: list[str]) -> list[Path]:
+    """Benchmark files named directly, plus the ones in named directories (not ``_`` bases)."""
+    paths: list[Path] = []
+    for arg in args:
+        path = Path(arg)
+        if path.is_dir():
+            paths += sorted(p for p in path.glob("*.y*ml") if not p.name.startswith("_"))
+        else:
+            paths.append(path)
+    return paths
+
+
 def _cmd_images(args: argparse.Namespace) -> int:
     import docker
 
@@ -95,8 +107,15 @@ def _cmd_images(args: argparse.Namespace) -> int:
         return 2
     try:
         images.build_base(client, args.base_tag, force=args.force_base)
-        for path in args.benchmarks:
-            settings, family, rows = _load_benchmark(path)
+        from pytest_swe.config import load_benchmark
+
+        for path in _benchmark_paths(args.benchmarks):
+            if load_benchmark(path).build is None:
+                if path not in map(Path, args.benchmarks):
+                    continue  # found in a directory: not every benchmark builds locally
+                print(f"{path}: no 'build' section, nothing to build")
+                continue
+            settings, family, rows = _load_benchmark(str(path))
             built = images.build_benchmark_images(client, settings, family, rows, force=args.force)
             print(f"{settings.name}: {len(built)} image(s) built, {len(rows)} row(s)")
     except SweError as exc:
@@ -122,7 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_reap)
 
     p = sub.add_parser("images", help="build the base image and the images of local benchmarks")
-    p.add_argument("benchmarks", nargs="*", help="benchmark files whose 'build' section says how to build")
+    p.add_argument(
+        "benchmarks", nargs="*", help="benchmark files (or directories of them) whose 'build' section says how to build"
+    )
     p.add_argument("--force", action="store_true", help="rebuild the benchmarks' images even if present")
     p.add_argument("--force-base", action="store_true", help="rebuild the base image even if present")
     p.add_argument("--base-tag", default=None, help="base image tag (default: PYTEST_SWE_BASE_IMAGE or pytest-swe/base:bookworm)")
