@@ -27,7 +27,6 @@ from pytest_swe.verdict import Verdict
 from . import grading
 
 
-
 def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
     """The image of a row without an ``image`` column, from the ``images`` settings.
 
