@@ -25,6 +25,20 @@ RUN_META_NAME = "run.json"
 RUN_LEVEL = ("benchmark", "family", "dataset", "split", "grader_version", "agent", "provider")
 
 
+def describe_longrepr(report: pytest.TestReport) -> dict[str, Any]:
+    """What the ledger keeps of a failing report to rebuild it exactly on resume."""
+    longrepr = report.longrepr
+    if longrepr is None:
+        return {}
+    if isinstance(longrepr, tuple):
+        return {"kind": "skip", "location": list(longrepr)}
+    crash = getattr(longrepr, "reprcrash", None)
+    text = str(longrepr)
+    if crash is not None:
+        return {"kind": "exception", "crash": crash.message, "path": crash.path, "lineno": crash.lineno, "text": text}
+    return {"kind": "text", "text": text}
+
+
 def message_of(report: pytest.TestReport) -> str:
     if report.longrepr is None:
         return ""
@@ -65,30 +79,33 @@ class Ledger:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         phases = self._phases.setdefault(report.nodeid, {})
         phases[report.when] = report
-        if report.when != "teardown":
+        if report.when not in ("teardown", "???"):  # "???": xdist's report for an item whose worker crashed
             return
         self._phases.pop(report.nodeid, None)
         props = dict(report.user_properties)
         if "reward" not in props:
             return  # not a pytest-swe item
         outcome = str(props.get("outcome", ""))
-        message = ""
-        for when in ("setup", "call", "teardown"):
+        message, phase, longrepr = "", None, {}
+        for when in ("setup", "call", "teardown", "???"):
             rep = phases.get(when)
             if rep is not None and (rep.failed or rep.skipped):
-                message = message_of(rep)
+                message, phase, longrepr = message_of(rep), when, describe_longrepr(rep)
                 break
-        self.append(
-            {
-                "nodeid": report.nodeid,
-                "outcome": outcome,
-                "properties": props,
-                "message": message,
-                "duration": round(sum(r.duration for r in phases.values()), 3),
-                "finished": time.time(),
-                "worker": _worker_of(report),
-            }
-        )
+        if not getattr(report, "swe_replayed", False):
+            self.append(
+                {
+                    "nodeid": report.nodeid,
+                    "outcome": outcome,
+                    "properties": props,
+                    "message": message,
+                    "phase": phase,
+                    "longrepr": longrepr,
+                    "duration": round(sum(r.duration for r in phases.values()), 3),
+                    "finished": time.time(),
+                    "worker": _worker_of(report),
+                }
+            )
         for key in RUN_LEVEL:
             if props.get(key):
                 self.run_values[key].add(str(props[key]))

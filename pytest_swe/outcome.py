@@ -42,6 +42,7 @@ class ItemRecord:
     verdict: Verdict | None = None
     task: Any = None
     error_kind: str | None = None
+    retryable: bool = False
     outcome: str | None = None
     sandboxes: list[str] = field(default_factory=list)
 

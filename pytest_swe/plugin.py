@@ -16,11 +16,19 @@ from pytest_swe.collect import BenchmarkFile
 from pytest_swe.collect import SweItem
 from pytest_swe.collect import UnavailableItem
 from pytest_swe.collect import is_benchmark_file
+from pytest_swe.errors import InfraError
 from pytest_swe.ledger import Ledger
+from pytest_swe.outcome import ItemRecord
 from pytest_swe.outcome import as_user_properties
 from pytest_swe.outcome import error_kind
 from pytest_swe.outcome import final_properties
 from pytest_swe.outcome import get_record
+from pytest_swe.outcome import record_key
+from pytest_swe.resume import finished_entries
+from pytest_swe.resume import item_key
+from pytest_swe.resume import load_ledger
+from pytest_swe.resume import recorded_run_id
+from pytest_swe.resume import replay
 from pytest_swe.session import SweSession
 from pytest_swe.session import get_session
 from pytest_swe.session import new_run_id
@@ -32,6 +40,7 @@ BUILTIN_PACKAGES = ("pytest_swe.families", "pytest_swe.providers", "pytest_swe.a
 NOT_PLUGINS = {"pytest_swe.families.logparsers"}
 ENTRY_POINT_GROUP = "pytest_swe"
 _reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
+_attempt_key = pytest.StashKey[tuple[int, list[str]]]()
 _ledger_key = pytest.StashKey[Ledger]()
 
 
@@ -79,9 +88,16 @@ def _run_identity(config: pytest.Config) -> tuple[Any, Path]:
             owner_pid=int(workerinput["swe_owner_pid"]),
         )
         return run, Path(workerinput["swe_run_dir"])
-    run = this_run(run_id=new_run_id())
-    run_dir = options.get(config, "--swe-run-dir")
     base = Path(config.invocation_params.dir)
+    run_dir = options.get(config, "--swe-run-dir")
+    resume = options.get(config, "--swe-resume")
+    if resume:
+        path = Path(base, resume).resolve()
+        if run_dir and Path(base, run_dir).resolve() != path:
+            raise pytest.UsageError("--swe-resume DIR continues that run in DIR: do not give another --swe-run-dir")
+        run_id = recorded_run_id(load_ledger(path)) or new_run_id()
+        return this_run(run_id=run_id), path
+    run = this_run(run_id=new_run_id())
     path = Path(base, run_dir) if run_dir else base / "swe-runs" / run.run_id
     return run, path.resolve()
 
@@ -95,6 +111,10 @@ def pytest_configure(config: pytest.Config) -> None:
     run, run_dir = _run_identity(config)
     session = SweSession(config, run, run_dir)
     config.stash[session_key] = session
+    resume = options.get(config, "--swe-resume")
+    if resume:
+        session.resumed = finished_entries(run_dir)
+    session.retries = max(0, int(options.get(config, "--swe-retries") or 0))
     for family in session.registry.families.entries.values():
         _register_marker(config, family.name, "family")
     for provider in session.registry.providers.entries:
@@ -120,6 +140,7 @@ class XdistController:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.crashes: dict[str, int] = {}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -132,6 +153,37 @@ class XdistController:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if any(".yaml::" in nodeid or ".yml::" in nodeid for nodeid in ids):
             get_session(self.config).had_items = True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """A worker died running an item: an infrastructure error (retried when --swe-retries allows)."""
+        session = get_session(self.config)
+        attempts = self.crashes.get(crashitem, 0) + 1
+        self.crashes[crashitem] = attempts
+        if attempts <= session.retries and hasattr(sched, "mark_test_pending"):
+            sched.mark_test_pending(crashitem)
+            report.outcome = "retried"  # type: ignore[assignment]
+            return
+        parts = crashitem.split("::")
+        props = {
+            "reward": 0.0, "resolved": False, "masked": True, "error_kind": "worker_crashed", "outcome": "error",
+            "benchmark": parts[-2] if len(parts) >= 3 else "", "instance_id": parts[-1],
+            "run_id": session.run.run_id, "attempts": attempts,
+        }
+        report.swe_crash_properties = as_user_properties(props)  # type: ignore[attr-defined]
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
+        """After a crashed item's report, a teardown report carries its properties (JUnit reads them there)."""
+        result = yield
+        props = getattr(report, "swe_crash_properties", None)
+        if report.when == "???" and props:
+            teardown = pytest.TestReport(
+                report.nodeid, report.location, {}, "passed", None, "teardown", user_properties=props
+            )
+            teardown.node = getattr(report, "node", None)  # type: ignore[attr-defined]
+            self.config.hook.pytest_runtest_logreport(report=teardown)
+        return result
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -235,6 +287,43 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         get_session(session.config).had_items = True
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """Replays items a resumed run already finished; retries infrastructure errors."""
+    if not isinstance(item, SweItem):
+        return None
+    session = get_session(item.config)
+    entry = session.resumed.get(item_key(item.nodeid, {"benchmark": item.benchmark, "instance_id": item.instance_id}))
+    if entry is not None:
+        replay(item, entry)
+        return True
+    if session.retries <= 0:
+        return None
+    from _pytest.runner import runtestprotocol
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    earlier: list[str] = []
+    for attempt in range(1, session.retries + 2):
+        item.stash[_attempt_key] = (attempt, list(earlier))
+        item.stash[record_key] = ItemRecord()
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        record = get_record(item)
+        if record.outcome == "error" and record.retryable and attempt <= session.retries:
+            earlier.append(record.error_kind or "error")
+            continue
+        for report in reports:
+            item.ihook.pytest_runtest_logreport(report=report)
+        break
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] | None:
+    if report.outcome == "retried":
+        return "retried", "R", "RETRIED"
+    return None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     if not isinstance(item, (SweItem, UnavailableItem)):
@@ -242,6 +331,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = get_record(item)
     if call.when == "setup" and call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
         record.error_kind = error_kind(call.excinfo.value)
+        record.retryable = call.excinfo.errisinstance(InfraError)
     if call.when == "teardown":
         reports = item.stash.get(_reports_key, {})
         verdict = record.verdict
@@ -249,6 +339,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if verdict is not None and isinstance(item, SweItem):
             reward = item.config.hook.pytest_swe_reward(item=item, task=record.task, verdict=verdict)
         props = final_properties(item, reports, reward)
+        attempt, earlier = item.stash.get(_attempt_key, (1, []))
+        if attempt > 1:
+            props["attempts"] = attempt
+            props["retried_errors"] = "; ".join(earlier)
         if isinstance(item, UnavailableItem):
             props.setdefault("benchmark", item.parent.name if item.parent else "")
         item.config.hook.pytest_swe_item_properties(item=item, properties=props)

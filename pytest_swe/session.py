@@ -55,6 +55,8 @@ class SweSession:
         self.strict_datasets = bool(options.get(config, "--swe-strict-datasets"))
         self.benchmark_names: list[str] | None = None
         self.had_items = False
+        self.resumed: dict[str, dict[str, Any]] = {}
+        self.retries = 0
 
     # -- configuration ----------------------------------------------------------------------
 
@@ -125,7 +127,9 @@ class SweSession:
         with self._lock:
             if key not in self._providers:
                 factory = self.registry.providers.get(name, where=settings.file)
-                self._providers[key] = factory(opts, self.run)
+                provider = self._providers[key] = factory(opts, self.run)
+                # Orphans of dead runs (owner gone, or past their ttl) go when a run first needs a sandbox.
+                threading.Thread(target=_reap_orphans, args=(provider,), daemon=True).start()
             return self._providers[key]
 
     def providers(self) -> list[Provider]:
@@ -143,6 +147,11 @@ class SweSession:
             with contextlib.suppress(Exception):
                 provider.close()
         self._providers.clear()
+
+
+def _reap_orphans(provider: Provider) -> None:
+    with contextlib.suppress(Exception):
+        provider.reap(orphans=True)
 
 
 def get_session(config: pytest.Config) -> SweSession:

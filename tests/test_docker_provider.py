@@ -9,12 +9,13 @@ import time
 from typing import Any
 
 import pytest
+
+from pytest_swe.images import BASE_IMAGE
 from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.providers.docker import this_run
+from pytest_swe.sandbox import SandboxSpec
 
 from conftest import labelled_containers
-from pytest_swe.images import BASE_IMAGE
-from pytest_swe.sandbox import SandboxSpec
 
 pytestmark = pytest.mark.docker
 

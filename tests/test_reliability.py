@@ -1,0 +1,206 @@
+"""No lost results, no orphaned sandboxes: resume, retries, crashes and interrupts, on a real engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_swe import report
+
+from conftest import DEMO_DIR
+from conftest import DEMO_IDS
+from conftest import SweProject
+from conftest import labelled_containers
+
+pytestmark = pytest.mark.docker
+
+PREDICTIONS = str(DEMO_DIR / "predictions-wrong.jsonl")
+VOLATILE = re.compile(r"^(time_|run_id$)")
+
+
+def normalised(case: report.Case, run_dir: Path) -> tuple[str, str, dict[str, str]]:
+    """A testcase with what legitimately differs between two runs (timings, run dir, run id) removed."""
+    props = {
+        k: v.replace(str(run_dir), "<run>")
+        for k, v in case.properties.items()
+        if not VOLATILE.match(k)
+    }
+    return case.outcome, case.message.replace(str(run_dir), "<run>"), props
+
+
+def wait_for(predicate: Any, timeout: float, interval: float = 0.2) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return bool(predicate())
+
+
+def ledger_lines(run_dir: Path) -> list[dict[str, Any]]:
+    path = run_dir / "ledger.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def popen_pytest(project: SweProject, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )
+
+
+def test_resume_after_controller_sigkill_equals_uninterrupted_run(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path
+) -> None:
+    swe_project.demo("resumedemo")
+    full = swe_project.run("benchmarks/", "--swe-predictions", PREDICTIONS)
+    assert len(full.cases) == len(DEMO_IDS)
+
+    run_dir = tmp_path / "interrupted"
+    proc = popen_pytest(swe_project, "benchmarks/", "--swe-predictions", PREDICTIONS, f"--swe-run-dir={run_dir}")
+    assert wait_for(lambda: len(ledger_lines(run_dir)) >= 3, 120), "three items never finished"
+    os.kill(proc.pid, signal.SIGKILL)  # the controller dies without any cleanup
+    proc.communicate(timeout=30)
+    finished = ledger_lines(run_dir)
+    assert 3 <= len(finished) < len(DEMO_IDS)
+
+    resumed_junit = tmp_path / "resumed.xml"
+    result = swe_project.pytester.runpytest_subprocess(
+        "benchmarks/", "--swe-predictions", PREDICTIONS, f"--swe-resume={run_dir}", f"--junitxml={resumed_junit}",
+        "-p", "no:cacheprovider",
+    )
+    resumed = report.read_cases(resumed_junit)
+    assert sorted(c.instance_id for c in resumed) == sorted(DEMO_IDS)
+    expected = {c.instance_id: normalised(c, full.run_dir) for c in full.cases}
+    got = {c.instance_id: normalised(c, run_dir) for c in resumed}
+    assert got == expected, result.stdout.str()[-3000:]
+    # finished items were re-emitted, not re-run: their timings are the interrupted run's
+    by_id = {c.instance_id: c for c in resumed}
+    for entry in finished:
+        assert by_id[entry["properties"]["instance_id"]].properties == entry["properties"]
+    after = ledger_lines(run_dir)
+    assert len(after) == len(DEMO_IDS), "the resumed run appended only the items it ran"
+    assert len({e["properties"]["run_id"] for e in after}) == 1, "a resumed run keeps its run id"
+    assert not labelled_containers(docker_engine, benchmark="resumedemo")
+
+
+FLAKY_CONFTEST = '''
+import os, pytest
+from pytest_swe.errors import InfraError
+
+COUNTER = os.environ["SWE_TEST_COUNTER"]
+
+@pytest.hookimpl
+def pytest_swe_agent_finished(item, task, result):
+    """Injects a transient infrastructure fault: the first attempt of every item fails."""
+    path = os.path.join(COUNTER, task.instance_id)
+    seen = os.path.exists(path)
+    open(path, "a").close()
+    if not seen:
+        raise InfraError("sandbox_died", "injected transient fault")
+'''
+
+
+def test_retries_rerun_infra_errors_only(swe_project: SweProject, demo_images: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    swe_project.demo("retrydemo")
+    (swe_project.path / "conftest.py").write_text(textwrap.dedent(FLAKY_CONFTEST))
+    counter = tmp_path / "counter"
+    counter.mkdir()
+    monkeypatch.setenv("SWE_TEST_COUNTER", str(counter))
+    no_retry = swe_project.run("benchmarks/", "-k", "pager or routes")
+    assert set(no_retry.outcomes().values()) == {"error"}
+    assert {c.properties["error_kind"] for c in no_retry.cases} == {"sandbox_died"}
+
+    for path in counter.iterdir():
+        path.unlink()
+    retried = swe_project.run(
+        "benchmarks/", "-k", "pager or routes", "--swe-retries", "2", "--swe-predictions", PREDICTIONS, "-n", "2"
+    )
+    outcomes = retried.outcomes()
+    # pager's prediction does not apply and routes' breaks P2P: clean failures after one retried fault
+    assert outcomes == {"demo__pager-1": "failed", "demo__routes-1": "failed"}
+    for case in retried.cases:
+        assert case.properties["attempts"] == "2"
+        assert case.properties["retried_errors"] == "sandbox_died"
+    assert len(retried.ledger()) == 2, "only final attempts reach the ledger"
+
+
+def test_clean_failures_are_not_retried(swe_project: SweProject, demo_images: list[str]) -> None:
+    swe_project.demo()
+    run = swe_project.run("benchmarks/", "-k", "routes", "--swe-retries", "3", "--swe-predictions", PREDICTIONS)
+    (case,) = run.cases
+    assert case.outcome == "failed" and "attempts" not in case.properties
+
+
+CRASH_CONFTEST = '''
+import os, signal, pytest
+
+@pytest.hookimpl
+def pytest_swe_verdict(item, task, verdict):
+    """Kills this xdist worker while the item's sandboxes are still up (first time only)."""
+    marker = os.path.join(os.environ["SWE_TEST_COUNTER"], "crashed")
+    if task.instance_id == "demo__calc-1" and not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+
+def test_worker_sigkill_is_an_error_and_leaves_no_sandbox(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    swe_project.demo("crashdemo")
+    (swe_project.path / "conftest.py").write_text(textwrap.dedent(CRASH_CONFTEST))
+    counter = tmp_path / "counter"
+    counter.mkdir()
+    monkeypatch.setenv("SWE_TEST_COUNTER", str(counter))
+    run = swe_project.run("benchmarks/", "-n", "2", "-k", "calc or pager or routes")
+    outcomes = run.outcomes()
+    assert outcomes["demo__calc-1"] == "error"
+    assert outcomes["demo__pager-1"] == outcomes["demo__routes-1"] == "passed"
+    crashed = run.by_id["demo__calc-1"]
+    assert crashed.properties["error_kind"] == "worker_crashed" and crashed.properties["reward"] == "0.0"
+    assert crashed.properties["masked"] == "true"
+    assert any(e["properties"]["instance_id"] == "demo__calc-1" for e in run.ledger())
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark="crashdemo"), 10)
+
+    (counter / "crashed").unlink()
+    retried = swe_project.run("benchmarks/", "-n", "2", "-k", "calc", "--swe-retries", "1")
+    assert retried.outcomes() == {"demo__calc-1": "passed"}
+    assert "RETRIED" in retried.result.stdout.str() or "retried" in retried.result.stdout.str()
+
+
+SLOW_EVAL = ": '>>>>> Start Test Output'\nsleep 300"
+
+
+@pytest.mark.parametrize("signals", [("SIGINT",), ("SIGINT", "SIGINT"), ("SIGTERM",)], ids="+".join)
+def test_interrupts_leave_no_sandbox(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, signals: tuple[str, ...]
+) -> None:
+    rows = [json.loads(line) for line in (DEMO_DIR / "demo.jsonl").read_text().splitlines()][:2]
+    for row in rows:
+        row["eval_script"] = row["eval_script"].replace(": '>>>>> Start Test Output'", SLOW_EVAL)
+    dataset = tmp_path / "slow.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    name = f"intr{len(signals)}{signals[0].lower()}"
+    swe_project.demo(name, dataset=dataset)
+    proc = popen_pytest(swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={tmp_path / 'run'}")
+    assert wait_for(lambda: len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2, 90)
+    for sig in signals:
+        os.killpg(proc.pid, getattr(signal, sig))  # like a terminal: the whole process group
+        time.sleep(0.3)
+    signalled = time.monotonic()
+    proc.communicate(timeout=60)
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), max(1.0, 10 - (time.monotonic() - signalled)))
