@@ -483,7 +483,8 @@ class DockerProvider:
         except InfraError:
             raise
         except Exception as exc:
-            raise InfraError("sandbox_start", f"cannot create a container from {spec.image}: {exc}") from None
+            kind = "sandbox_start" if self.daemon_alive() else "provider_unavailable"
+            raise InfraError(kind, f"cannot create a container from {spec.image}: {exc}") from None
         try:
             container.start()
         except Exception as exc:
