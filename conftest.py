@@ -1,4 +1,5 @@
 # Repository-level pytest settings only.
 
-# The demo instances' repositories hold their own test files: they are data, never collected here.
-collect_ignore_glob = ["benchmarks/*/instances/*"]
+# Benchmark data directories (benchmarks/<name>/...) hold the repositories of local datasets, with
+# their own test files: they are data, never collected here. Benchmark files sit in benchmarks/ itself.
+collect_ignore_glob = ["benchmarks/*/*"]

@@ -7,6 +7,7 @@ so ``pytest benchmarks/ -k demo`` does not download anything for other benchmark
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -52,18 +53,26 @@ def _explicit_args(config: pytest.Config) -> set[Path]:
     return paths
 
 
+_SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", "venv", "build", "dist", "swe-runs"}
+
+
 def _benchmark_files(config: pytest.Config) -> Iterator[Path]:
-    """Benchmark files under the command line's arguments (for -k reasoning only)."""
+    """Benchmark files under the command line's arguments (for -k reasoning and the header).
+
+    Walks without entering hidden, virtual-environment or dependency directories.
+    """
     for arg in config.args or [str(config.invocation_params.dir)]:
         path = Path(config.invocation_params.dir, arg.split("::", 1)[0])
         if path.is_file():
             if is_benchmark_file(path, config):
                 yield path
-        elif path.is_dir():
-            for suffix in ("*.yaml", "*.yml"):
-                for candidate in path.rglob(suffix):
-                    if is_benchmark_file(candidate, config):
-                        yield candidate
+            continue
+        for directory, subdirs, files in os.walk(path):
+            subdirs[:] = [d for d in subdirs if not d.startswith((".", "_")) and d not in _SKIP_DIRS]
+            for name in files:
+                candidate = Path(directory, name)
+                if candidate.suffix in (".yaml", ".yml") and is_benchmark_file(candidate, config):
+                    yield candidate
 
 
 # --- selection before loading ------------------------------------------------------------------

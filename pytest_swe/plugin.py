@@ -260,12 +260,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+MAX_HEADER_BENCHMARKS = 8
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    """The effective run: run id and directory, and each benchmark's family, agent and provider."""
+    from pytest_swe.collect import _benchmark_files
+    from pytest_swe.errors import ConfigError
+
     session = get_session(config)
+    lines = [f"pytest-swe: run {session.run.run_id}, run dir {session.run_dir}"]
     agent = options.get(config, "--swe-agent") or "(per benchmark)"
     provider = options.get(config, "--swe-provider") or "(per benchmark)"
-    lines = [f"pytest-swe: run {session.run.run_id}, run dir {session.run_dir}"]
     lines.append(f"pytest-swe: agent {agent}, provider {provider}")
+    files = sorted(set(_benchmark_files(config)))
+    for path in files[:MAX_HEADER_BENCHMARKS]:
+        try:
+            s = session.settings_for(path)
+        except ConfigError:
+            continue  # reported with its full message at collection
+        lines.append(
+            f"pytest-swe: benchmark {s.name}: family {s.family}, agent {s.agent.name}, provider {s.provider.name}, "
+            f"dataset {s.dataset.source} [{s.dataset.split}], timeouts agent {s.timeouts.agent:g}s eval {s.timeouts.eval:g}s"
+        )
+    if len(files) > MAX_HEADER_BENCHMARKS:
+        lines.append(f"pytest-swe: ... and {len(files) - MAX_HEADER_BENCHMARKS} more benchmark files")
     extras = []
     if session.overrides:
         extras.append(f"--swe-set {session.overrides}")
@@ -276,6 +295,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         extras.append(f"shard {shard}")
     if session.keep:
         extras.append("keep sandboxes")
+    if session.retries:
+        extras.append(f"retries {session.retries}")
+    if session.resumed:
+        extras.append(f"resuming: {len(session.resumed)} finished items re-emitted")
     if extras:
         lines.append("pytest-swe: " + ", ".join(extras))
     return lines
