@@ -184,3 +184,24 @@ def test_docker_daemon_unreachable_is_an_error_not_a_failure(swe_project: SwePro
     (case,) = run.cases
     assert case.outcome == "error" and case.properties["error_kind"] == "provider_unavailable"
     assert case.properties["masked"] == "true"
+
+
+def test_pdb_stops_with_verdict_and_live_sandbox(swe_project: SweProject, demo_images: list[str], docker_engine: Any) -> None:
+    swe_project.demo("pdbdemo")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "benchmarks/", "-p", "no:cacheprovider", "-k", "routes", "--pdb",
+         "--swe-predictions", str(DEMO_DIR / "predictions-wrong.jsonl")],
+        cwd=swe_project.path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    seen = ""
+    while "(Pdb)" not in seen:
+        chunk = proc.stdout.read(1)
+        assert chunk, seen[-3000:]
+        seen += chunk
+    assert "PASS_TO_PASS failing" in seen and "enter the eval: docker exec -it" in seen
+    alive = labelled_containers(docker_engine, benchmark="pdbdemo", role="eval")
+    assert len(alive) == 1 and alive[0]["State"] == "running"
+    out, _ = proc.communicate("p swe_verdict.resolution\nc\n", timeout=120)
+    assert "'RESOLVED_NO'" in out
+    assert not labelled_containers(docker_engine, benchmark="pdbdemo")
