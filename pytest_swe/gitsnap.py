@@ -80,6 +80,9 @@ def diff_trees(before: Path, after: Path, scratch: Path) -> str:
             shutil.copytree(child, target, symlinks=True)
         else:
             shutil.copy2(child, target, follow_symlinks=False)
+    # Rebuild the index from the files: copy2 keeps mtimes, so a changed file of the same size
+    # can look unchanged to the stat cache and drop out of the diff.
+    (work / ".git" / "index").unlink(missing_ok=True)
     git(["add", "-A"], work)
     out = git(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "HEAD"], work)
     shutil.rmtree(work, ignore_errors=True)

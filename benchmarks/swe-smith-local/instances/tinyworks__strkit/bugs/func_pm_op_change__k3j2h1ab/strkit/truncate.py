@@ -1,0 +1,10 @@
+"""Shorten text to a width, marking the cut."""
+
+
+def truncate(text, width, ellipsis="..."):
+    """``text`` cut to at most ``width`` characters, ending with ``ellipsis`` when cut."""
+    if len(text) < width:
+        return text
+    if width <= len(ellipsis):
+        return ellipsis[:width]
+    return text[: width - len(ellipsis)] + ellipsis
