@@ -124,6 +124,72 @@ def _cmd_images(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from pytest_swe import export
+
+    try:
+        data = export.build_export(
+            [Path(f) for f in args.files], model=args.model, run_id=args.run_id, benchmark=args.benchmark
+        )
+        run = export.run_report(data)
+        if args.logs:
+            written = export.write_instance_logs(data, Path(args.logs))
+            print(f"wrote {len(written)} per-instance report(s) under {Path(args.logs) / 'run_evaluation' / data.run_id}")
+        if args.predictions:
+            rows = export.predictions(data)
+            Path(args.predictions).write_text("".join(json.dumps(row) + "\n" for row in rows))
+            print(f"wrote {len(rows)} prediction(s) to {args.predictions}")
+    except Exception as exc:
+        print(f"pytest-swe export: {exc}", file=sys.stderr)
+        return 2
+    for warning in data.warnings:
+        print(f"pytest-swe export: warning: {warning}", file=sys.stderr)
+    output = Path(args.output or export.report_file_name(data))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(run, indent=4) + "\n")
+    print("\n".join(export.summary_lines(run)))
+    print(f"Report written to {output}")
+    return 0
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from pytest_swe import ledger_tools
+
+    try:
+        a_cases, b_cases = report.read_cases(Path(args.a)), report.read_cases(Path(args.b))
+    except Exception as exc:
+        print(f"pytest-swe diff: cannot read a ledger: {exc}", file=sys.stderr)
+        return 2
+    diff = ledger_tools.diff_cases(a_cases, b_cases, a_name=args.a, b_name=args.b)
+    if args.json:
+        print(json.dumps(diff.as_dict(), indent=2, sort_keys=True))
+    else:
+        print("\n".join(ledger_tools.format_diff(diff)))
+    return 1 if diff.flips else 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from pytest_swe import ledger_tools
+
+    try:
+        result = ledger_tools.merge_ledgers([Path(f) for f in args.inputs], Path(args.output))
+    except Exception as exc:
+        print(f"pytest-swe merge: {exc}", file=sys.stderr)
+        return 2
+    for kept, dropped in result.replaced:
+        print(
+            f"duplicate {kept.properties.get('benchmark', '')}/{kept.instance_id}: kept {kept.outcome}, "
+            f"dropped {dropped.outcome}",
+            file=sys.stderr,
+        )
+    for name, values in result.conflicting_properties.items():
+        print(f"suite property {name} differs between inputs: {', '.join(values)} (joined)", file=sys.stderr)
+    extra = f" and {result.other_testcases} other testcase(s)" if result.other_testcases else ""
+    print(f"merged {len(args.inputs)} ledger(s) into {args.output}: {result.cases} instance(s){extra}, "
+          f"{len(result.replaced)} duplicate(s) settled")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-swe", description="pytest-swe: SWE benchmark harness tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -148,6 +214,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force-base", action="store_true", help="rebuild the base image even if present")
     p.add_argument("--base-tag", default=None, help="base image tag (default: PYTEST_SWE_BASE_IMAGE or pytest-swe/base:bookworm)")
     p.set_defaults(func=_cmd_images)
+
+    p = sub.add_parser("export", help="write the official SWE-bench run report (and per-instance reports)")
+    p.add_argument("files", nargs="+", help="JUnit XML ledgers of one model's run (shards are joined)")
+    p.add_argument("--format", default="swebench", choices=["swebench"], help="report format (default: swebench)")
+    p.add_argument("-o", "--output", help="report file (default: <model>.<run id>.json, as the official harness names it)")
+    p.add_argument("--model", help="model name of the report (default: the ledger's model property)")
+    p.add_argument("--run-id", help="run id of the report (default: the ledger's run id)")
+    p.add_argument("--benchmark", help="export only this benchmark's testcases")
+    p.add_argument(
+        "--logs",
+        metavar="DIR",
+        help="also write DIR/run_evaluation/<run id>/<model>/<instance>/report.json (with the eval log, "
+        "patch and eval script) in the official layout",
+    )
+    p.add_argument("--predictions", metavar="FILE", help="also write the patches as an official predictions .jsonl")
+    p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("diff", help="instances that flipped between two ledgers (exit 1 when any did)")
+    p.add_argument("a", help="JUnit XML ledger of run A (before)")
+    p.add_argument("b", help="JUnit XML ledger of run B (after)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_diff)
+
+    p = sub.add_parser("merge", help="join shard ledgers into one JUnit file")
+    p.add_argument("output", help="the merged JUnit XML file to write")
+    p.add_argument("inputs", nargs="+", help="JUnit XML ledgers; for a repeated instance a graded outcome beats "
+                   "an error, an error beats a skip, and a later file wins ties")
+    p.set_defaults(func=_cmd_merge)
     return parser
 
 

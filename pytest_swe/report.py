@@ -79,6 +79,34 @@ def read_suite_properties(path: Path) -> dict[str, str]:
     return props
 
 
+#: When one instance appears more than once (shards that overlap, a retried run), the case kept is
+#: the one with the highest rank: a graded outcome beats an infrastructure error, which beats a
+#: skip; among equal ranks the later one wins (later file on the command line, later in a file).
+OUTCOME_RANK = {"passed": 2, "failed": 2, "error": 1, "skipped": 0}
+
+
+def supersedes(new: Case, old: Case) -> bool:
+    """Whether ``new`` replaces ``old`` for the same instance, given that ``new`` came later."""
+    return OUTCOME_RANK.get(new.outcome, 0) >= OUTCOME_RANK.get(old.outcome, 0)
+
+
+def unique_cases(cases: list[Case]) -> tuple[list[Case], list[tuple[Case, Case]]]:
+    """One case per (benchmark, instance) by :data:`OUTCOME_RANK`; also the (kept, dropped) pairs."""
+    kept: dict[tuple[str, str], Case] = {}
+    dropped: list[tuple[Case, Case]] = []
+    for case in cases:
+        old = kept.get(case.key)
+        if old is None:
+            kept[case.key] = case
+        elif supersedes(case, old):
+            kept[case.key] = case
+            dropped.append((case, old))
+        else:
+            dropped.append((old, case))
+    winners = {id(case) for case in kept.values()}
+    return [case for case in cases if id(case) in winners], dropped
+
+
 def summarize(cases: list[Case], by: str | None = None) -> dict[str, Any]:
     """Counts and resolved rate; ``by`` groups by a property (family, benchmark, repo, ...)."""
 

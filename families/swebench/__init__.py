@@ -2,11 +2,25 @@
 
 Rows in the v5 form carry ``image``, ``eval_script`` and ``log_parser``; classic rows
 carry none of them, and the family derives them from the repo/version tables.
+
+A benchmark of classic rows for repositories the tables do not know (an internal dataset
+in the SWE-bench form) describes them in ``family_options.specs``, in the tables' terms::
+
+    family_options:
+      specs:
+        acme/widgets:                   # the rows' repo
+          log_parser: parse_log_pytest  # for rows without a log_parser column
+          versions:
+            "1.0": {test_cmd: "pytest -rA", install: [], eval_commands: []}
+
+Each version's mapping holds :class:`~pytest_swe.families.swebench.specs.RepoSpec` fields
+(``language`` defaults to python). A benchmark's own spec wins over the tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -26,6 +40,9 @@ from pytest_swe.verdict import Verdict
 
 from . import grading
 
+if TYPE_CHECKING:
+    from .specs import RepoSpec
+
 
 def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
     """The image of a row without an ``image`` column, from the ``images`` settings.
@@ -44,7 +61,24 @@ def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
     return official_image_name(instance_id, **kwargs)
 
 
-def _eval_script_for(task: Task) -> str:
+def _benchmark_spec(settings: BenchmarkSettings, repo: str | None, version: str | None) -> RepoSpec | None:
+    """The benchmark's own spec for ``repo`` at ``version`` (``family_options.specs``), or None."""
+    from pytest_swe.errors import ConfigError
+
+    from .specs import RepoSpec
+
+    entry = (settings.family_options.get("specs") or {}).get(repo or "")
+    fields = (entry or {}).get("versions", {}).get(str(version)) if isinstance(entry, Mapping) else None
+    if fields is None:
+        return None
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in {"language": "python", **fields}.items()}
+    try:
+        return RepoSpec(**values)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{settings.file}: family_options.specs[{repo!r}] version {version}: {exc}") from None
+
+
+def _eval_script_for(task: Task, settings: BenchmarkSettings) -> str:
     """Build the eval script of a classic row (no ``eval_script`` column)."""
     from .evalscript import make_eval_script
 
@@ -60,6 +94,7 @@ def _eval_script_for(task: Task) -> str:
             version=task.version or "",
             base_commit=task.base_commit or "",
             test_patch=task.test_patch or "",
+            spec=_benchmark_spec(settings, task.repo, task.version),
         )
     except KeyError as exc:
         raise RowError(
@@ -69,14 +104,31 @@ def _eval_script_for(task: Task) -> str:
         ) from None
 
 
-def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str) -> str:
+def _tests(row: Mapping[str, Any], name: str, row_id: str) -> list[str]:
+    try:
+        return test_list(first_present(row, name, name.lower()), name, row_id=row_id)
+    except RecursionError:
+        raise RowError(name, "is nested too deeply to be a list of test ids", row=row_id) from None
+
+
+def _created_at(row: Mapping[str, Any], row_id: str) -> str | None:
+    try:
+        return created_at_str(row.get("created_at"))
+    except (OverflowError, ValueError, OSError) as exc:
+        raise RowError("created_at", f"is not a valid time: {exc}", row=row_id) from None
+
+
+def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str, settings: BenchmarkSettings) -> str:
     from pytest_swe.families.logparsers import PARSERS
     from pytest_swe.families.logparsers import get_parser
     from pytest_swe.families.logparsers import parser_name_for_repo
 
     name = optional_str(row, "log_parser", row_id=row_id)
     if not name:
-        name = parser_name_for_repo(repo) if repo else None
+        own = (settings.family_options.get("specs") or {}).get(repo or "")
+        name = (own.get("log_parser") if isinstance(own, Mapping) else None) or (
+            parser_name_for_repo(repo) if repo else None
+        )
         if not name:
             raise RowError("log_parser", f"is missing and repo {repo!r} has no known parser", row=row_id)
     if name not in PARSERS:
@@ -103,8 +155,8 @@ class SweBenchFamily:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
         repo = optional_str(row, "repo", row_id=rid)
-        f2p = test_list(first_present(row, "FAIL_TO_PASS", "fail_to_pass"), "FAIL_TO_PASS", row_id=rid)
-        p2p = test_list(first_present(row, "PASS_TO_PASS", "pass_to_pass"), "PASS_TO_PASS", row_id=rid)
+        f2p = _tests(row, "FAIL_TO_PASS", rid)
+        p2p = _tests(row, "PASS_TO_PASS", rid)
         image = optional_str(row, "image", row_id=rid) or _image_for(instance_id, settings)
         eval_type = optional_str(row, "eval_type", row_id=rid) or (
             grading.FAIL_ONLY if repo in grading.FAIL_ONLY_REPOS else grading.PASS_AND_FAIL
@@ -127,12 +179,12 @@ class SweBenchFamily:
             fail_to_pass=f2p,
             pass_to_pass=p2p,
             eval_script=optional_str(row, "eval_script", row_id=rid),
-            log_parser=_parser_name(row, repo, rid),
-            created_at=created_at_str(row.get("created_at")),
+            log_parser=_parser_name(row, repo, rid, settings),
+            created_at=_created_at(row, rid),
             raw={"eval_type": eval_type},
         )
         if not task.eval_script:
-            task.eval_script = _eval_script_for(task)
+            task.eval_script = _eval_script_for(task, settings)
         return task
 
     def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:

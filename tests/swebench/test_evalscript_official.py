@@ -25,6 +25,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+
 from pytest_swe.families.swebench.evalscript import make_eval_script_for_row
 from pytest_swe.families.swebench.images import official_image_name
 from pytest_swe.families.swebench.specs import COLLECTIONS

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+
 from pytest_swe.families.swebench.evalscript import END_TEST_OUTPUT
 from pytest_swe.families.swebench.evalscript import HEREDOC_DELIMITER
 from pytest_swe.families.swebench.evalscript import START_TEST_OUTPUT

@@ -11,6 +11,7 @@ command, and the reset again; no markers. mypy's test command is ``test_cmd "cas
 from __future__ import annotations
 
 import pytest
+
 from pytest_swe.families.swebench.evalscript import make_eval_script
 from pytest_swe.families.swebench.evalscript import test_directives
 from pytest_swe.families.swebench.images import swe_gym_image_name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from pytest_swe.families.swebench import evalscript
 from pytest_swe.families.swebench.evalscript import make_eval_script
 from pytest_swe.families.swebench.evalscript import modified_paths

@@ -8,6 +8,7 @@ The official names are also compared with 4.1.0's ``instance_image_key`` (in
 from __future__ import annotations
 
 import pytest
+
 from pytest_swe.families.swebench.images import image_from_template
 from pytest_swe.families.swebench.images import official_image_name
 from pytest_swe.families.swebench.images import resolve_image_name

@@ -1,0 +1,206 @@
+"""``pytest-swe merge`` and ``pytest-swe diff`` over JUnit ledgers, and ``report`` on a merged file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from pytest_swe import report
+from pytest_swe.ledger_tools import diff_cases
+from pytest_swe.ledger_tools import merge_ledgers
+
+RESULT_ELEMENT = {
+    "failed": '<failure message="unresolved: F2P 0/1 passed">details</failure>',
+    "error": '<error message="[eval_timeout] too slow"/>',
+    "skipped": '<skipped type="pytest.skip" message="no prediction"/>',
+    "passed": "",
+}
+
+
+def junit_case(instance_id: str, outcome: str, benchmark: str = "bench", **extra: str) -> str:
+    props = {
+        "reward": "1.0" if outcome == "passed" else "0.0",
+        "outcome": outcome,
+        "benchmark": benchmark,
+        "instance_id": instance_id,
+        "error_kind": "eval_timeout" if outcome == "error" else "",
+        **extra,
+    }
+    properties = "".join(f"<property name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in props.items())
+    return (
+        f'<testcase classname="benchmarks.{benchmark}.yaml.{benchmark}" name="{instance_id}" time="2.5">'
+        f"<properties>{properties}</properties>{RESULT_ELEMENT[outcome]}"
+        f"<system-out>out of {instance_id}</system-out></testcase>"
+    )
+
+
+def ledger(path: Path, cases: list[str], timestamp: str = "2026-01-01T00:00:00", **suite_props: str) -> Path:
+    properties = "".join(
+        f"<property name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in suite_props.items()
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests">'
+        f'<testsuite name="pytest" errors="0" failures="0" skipped="0" tests="{len(cases)}" time="9.0" '
+        f'timestamp="{timestamp}" hostname="ci">'
+        f"<properties>{properties}</properties>{''.join(cases)}</testsuite></testsuites>"
+    )
+    return path
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_swe.cli", *args], capture_output=True, text=True, check=False
+    )
+
+
+def shards(tmp_path: Path) -> tuple[Path, Path]:
+    a = ledger(
+        tmp_path / "a.xml",
+        [
+            junit_case("i1", "passed", model="m"),
+            junit_case("i2", "error"),
+            junit_case("i3", "skipped"),
+            '<testcase classname="tests.test_x" name="test_plain" time="0.1"/>',
+        ],
+        run_id="r1",
+        grader_version="g1",
+        benchmark="bench",
+    )
+    b = ledger(
+        tmp_path / "b.xml",
+        [
+            junit_case("i2", "failed"),
+            junit_case("i3", "error"),
+            junit_case("i4", "passed"),
+            junit_case("i1", "failed"),
+        ],
+        timestamp="2026-01-02T00:00:00",
+        run_id="r2",
+        grader_version="g1",
+        benchmark="bench",
+    )
+    return a, b
+
+
+def outcomes(path: Path) -> dict[str, str]:
+    return {case.instance_id: case.outcome for case in report.read_cases(path)}
+
+
+def test_merge_keeps_graded_over_error_over_skip_and_later_on_ties(tmp_path: Path) -> None:
+    a, b = shards(tmp_path)
+    merge_ledgers([a, b], tmp_path / "ab.xml")
+    assert outcomes(tmp_path / "ab.xml") == {"i1": "failed", "i2": "failed", "i3": "error", "i4": "passed"}
+    result = merge_ledgers([b, a], tmp_path / "ba.xml")
+    assert outcomes(tmp_path / "ba.xml") == {"i1": "passed", "i2": "failed", "i3": "error", "i4": "passed"}
+    assert result.cases == 4 and result.other_testcases == 1 and len(result.replaced) == 3
+    assert {(kept.instance_id, dropped.outcome) for kept, dropped in result.replaced} == {
+        ("i1", "failed"),
+        ("i2", "error"),
+        ("i3", "skipped"),
+    }
+
+
+def test_merge_preserves_testcases_and_joins_suite_properties(tmp_path: Path) -> None:
+    a, b = shards(tmp_path)
+    merged = tmp_path / "merged.xml"
+    result = merge_ledgers([a, b], merged)
+    by_id = {case.instance_id: case for case in report.read_cases(merged)}
+    from_b = {case.instance_id: case for case in report.read_cases(b)}
+    assert by_id["i1"].message == "unresolved: F2P 0/1 passed"
+    assert by_id["i2"].properties == from_b["i2"].properties
+    root = ET.parse(merged).getroot()
+    suites = root.findall("testsuite")
+    assert len(suites) == 1
+    suite = suites[0]
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == (
+        "5",
+        "2",
+        "1",
+        "0",
+    )
+    assert suite.get("timestamp") == "2026-01-01T00:00:00"
+    assert [c.findtext("system-out") for c in suite.iter("testcase") if c.get("name") == "i3"] == [
+        "out of i3"
+    ]
+    assert suite.find("testcase[@name='test_plain']") is not None
+    props = report.read_suite_properties(merged)
+    assert props["run_id"] == "r1,r2" and props["grader_version"] == "g1" and props["benchmark"] == "bench"
+    assert props["merged_from"] == f"{a},{b}"
+    assert result.conflicting_properties == {"run_id": ["r1", "r2"]}
+
+
+def test_report_reads_a_merged_ledger(tmp_path: Path) -> None:
+    a, b = shards(tmp_path)
+    merged = tmp_path / "merged.xml"
+    out = cli("merge", str(merged), str(a), str(b))
+    assert out.returncode == 0, out.stderr
+    assert "4 instance(s) and 1 other testcase(s), 3 duplicate(s) settled" in out.stdout
+    assert "duplicate bench/i2: kept failed, dropped error" in out.stderr
+    summary = json.loads(cli("report", "--json", str(merged)).stdout)["overall"]
+    assert (summary["total"], summary["resolved"], summary["unresolved"], summary["errors"]) == (4, 1, 2, 1)
+    # merging a merged file with itself changes nothing
+    again = tmp_path / "again.xml"
+    assert cli("merge", str(again), str(merged), str(merged)).returncode == 0
+    assert outcomes(again) == outcomes(merged)
+
+
+def test_diff_lists_flips_by_kind(tmp_path: Path) -> None:
+    before = ledger(
+        tmp_path / "before.xml",
+        [
+            junit_case("i1", "passed"),
+            junit_case("i2", "failed"),
+            junit_case("i3", "error"),
+            junit_case("i4", "passed"),
+            junit_case("gone", "failed"),
+            junit_case("i1", "failed", benchmark="other"),
+        ],
+    )
+    after = ledger(
+        tmp_path / "after.xml",
+        [
+            junit_case("i1", "failed"),
+            junit_case("i2", "passed"),
+            junit_case("i3", "failed"),
+            junit_case("i4", "passed"),
+            junit_case("new", "skipped"),
+            junit_case("i1", "failed", benchmark="other"),
+        ],
+    )
+    diff = diff_cases(report.read_cases(before), report.read_cases(after))
+    kinds = {(flip.benchmark, flip.instance_id): flip.kind for flip in diff.flips}
+    assert kinds == {
+        ("bench", "i1"): "broken",
+        ("bench", "i2"): "fixed",
+        ("bench", "i3"): "changed",
+        ("bench", "gone"): "only_a",
+        ("bench", "new"): "only_b",
+    }
+    assert diff.unchanged == 2
+
+    out = cli("diff", str(before), str(after))
+    assert out.returncode == 1
+    assert "fixed (unresolved in A, resolved in B): 1" in out.stdout
+    assert "i3  error (eval_timeout) -> failed" in out.stdout
+    assert "summary: fixed 1, broken 1, changed 1, only_a 1, only_b 1, unchanged 2" in out.stdout
+    data = json.loads(cli("diff", "--json", str(before), str(after)).stdout)
+    assert [flip["instance_id"] for flip in data["fixed"]] == ["i2"]
+    assert data["broken"][0]["a"]["outcome"] == "passed" and data["broken"][0]["b"]["resolved"] is False
+    assert data["a"]["resolved"] == 2 and data["b"]["resolved"] == 2
+
+
+def test_diff_of_identical_runs_exits_zero(tmp_path: Path) -> None:
+    a, _ = shards(tmp_path)
+    out = cli("diff", str(a), str(a))
+    assert out.returncode == 0 and "unchanged 3" in out.stdout
+
+
+def test_unreadable_ledgers_are_reported(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.xml"
+    assert cli("diff", str(missing), str(missing)).returncode == 2
+    out = cli("merge", str(tmp_path / "o.xml"), str(missing))
+    assert out.returncode == 2 and "pytest-swe merge:" in out.stderr
