@@ -1,7 +1,8 @@
 """The predictions agent: replays patches from a predictions file.
 
 Accepts the SWE-bench formats (a ``.json`` list of predictions or a mapping keyed by
-instance id, or ``.jsonl``) and mini-swe-agent's ``preds.json`` (a mapping keyed by id).
+instance id, or ``.jsonl``), mini-swe-agent's ``preds.json`` (a mapping keyed by id) and
+Multi-SWE-bench's (``org``, ``repo``, ``number``, ``fix_patch``; id ``org__repo-number``).
 An instance with no prediction is skipped with that reason.
 """
 
@@ -48,6 +49,16 @@ def _rows(path: Path) -> list[Any]:
     raise ConfigError(f"{path}: predictions must be a list, a mapping keyed by instance id, or JSONL")
 
 
+def _multi_swe_bench_form(row: dict[str, Any]) -> dict[str, Any]:
+    """A Multi-SWE-bench prediction (org, repo, number, fix_patch) in the SWE-bench form."""
+    if "model_patch" in row or "fix_patch" not in row:
+        return row
+    instance_id = row.get("instance_id")
+    if not instance_id and all(k in row for k in ("org", "repo", "number")):
+        instance_id = f"{row['org']}__{row['repo']}-{row['number']}"
+    return {**row, "instance_id": instance_id, "model_patch": row["fix_patch"]}
+
+
 def load_predictions(path: Path) -> dict[str, dict[str, Any]]:
     """Predictions keyed by instance id (read once per process)."""
     try:
@@ -58,6 +69,8 @@ def load_predictions(path: Path) -> dict[str, dict[str, Any]]:
         if key not in _cache:
             by_id: dict[str, dict[str, Any]] = {}
             for number, row in enumerate(_rows(path), 1):
+                if isinstance(row, dict):
+                    row = _multi_swe_bench_form(row)
                 if not isinstance(row, dict) or not isinstance(row.get("instance_id"), str):
                     raise ConfigError(f"{path}: prediction {number} has no string 'instance_id'")
                 patch = row.get("model_patch")
