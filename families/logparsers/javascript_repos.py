@@ -292,7 +292,7 @@ def parse_highlightjs(log: str, ctx: ParseContext) -> dict[str, str]:
     return statuses
 
 
-# --- lighthouse: three generations of test output, chosen by version -------------------------------
+# --- lighthouse: three eras of test output, chosen by version -------------------------------
 
 _LIGHTHOUSE_MOCHA_VERSIONS = frozenset({"9.5", "10.0", "10.2"})
 _LIGHTHOUSE_RUN_START = re.compile(r"running\s\d+\stest\sfiles")

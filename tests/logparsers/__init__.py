@@ -1,0 +1,1 @@
+"""Log-parser tests: differential against the official parsers on real runner logs."""

@@ -1,0 +1,3 @@
+module example.com/logparsers
+
+go 1.19
