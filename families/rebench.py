@@ -313,8 +313,9 @@ V2_APPLY_COMMANDS = (
     "patch --batch --fuzz=5 -p1 -i {path}",
 )
 
-# Every name upstream's NAME_TO_PARSER registers (lib/agent/log_parsers.py): a row naming one of
-# these is well formed even when this harness does not implement that parser yet.
+# Every name upstream's NAME_TO_PARSER registers (lib/agent/log_parsers.py). V2's own readers (the
+# V2-only names, and shared names V2 reads differently) are in _rebench_v2_parsers; the other names
+# are read by the shared SWE-bench parsers. A row naming any of these is well formed.
 V2_PARSER_NAMES = frozenset(
     {
         "parse_log_pytest",
@@ -413,20 +414,17 @@ def normalize_test_name(name: str) -> str:
 
 
 def v2_parser_available(name: str) -> bool:
+    from pytest_swe.families._rebench_v2_parsers import v2_parser
     from pytest_swe.families.logparsers import PARSERS
 
-    return name in PARSERS
-
-
-def v2_unavailable_reason(name: str) -> str:
-    return f"log parser {name!r} (SWE-rebench V2) is not implemented by this harness yet"
+    return v2_parser(name) is not None or name in PARSERS
 
 
 def resolve_v2_parser(name: Any, row_id: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise RowError("install_config.log_parser", "is missing or empty", row=row_id)
     name = name.strip()
-    if name in V2_PARSER_NAMES or v2_parser_available(name):
+    if v2_parser_available(name):
         return name
     from pytest_swe.families.logparsers import get_parser
 
@@ -534,15 +532,10 @@ class RebenchV2Family:
             raw={"language": language or ""},
         )
 
-    def _require_parser(self, task: Task) -> None:
-        if task.log_parser and not v2_parser_available(task.log_parser):
-            pytest.skip(v2_unavailable_reason(task.log_parser))
-
     def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
-        self._require_parser(task)  # before the agent spends anything on a row that cannot be graded
+        return None
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
-        self._require_parser(task)
         assert task.eval_script is not None
         sandbox.write_file(V2_TEST_PATCH_PATH, patch_bytes(task.test_patch or ""))
         run = patch_and_run(
@@ -561,7 +554,9 @@ class RebenchV2Family:
 
 
 def grade_v2_log(task: Task, log: str, verdict: Verdict) -> Verdict:
-    """V2 grading of a whole eval log (there are no markers): the row's parser, then the subset rule."""
+    """V2 grading of a whole eval log (there are no markers): the row's parser, V2's own reading
+    first, then the subset rule."""
+    from pytest_swe.families._rebench_v2_parsers import v2_parser
     from pytest_swe.families.logparsers import LogParseError
     from pytest_swe.families.logparsers import get_parser
 
@@ -571,7 +566,9 @@ def grade_v2_log(task: Task, log: str, verdict: Verdict) -> Verdict:
         verdict.reasons.append("the test patch did not apply on top of the patch")
     else:
         try:
-            status_map = get_parser(task.log_parser or "parse_log_pytest")(log, parse_context(task))
+            name = task.log_parser or "parse_log_pytest"
+            own = v2_parser(name)
+            status_map = own(log) if own is not None else get_parser(name)(log, parse_context(task))
         except LogParseError as exc:
             verdict.log_valid = False
             verdict.reasons.append(f"the {task.log_parser} parser cannot read the log: {exc}")

@@ -102,11 +102,10 @@ def test_string_commands_json_lists_and_lower_case_keys() -> None:
     assert task.created_at == "2021-01-01T00:00:00Z"
 
 
-def test_a_registered_v2_parser_this_harness_lacks_is_still_a_valid_row() -> None:
-    task = rebench.V2_FAMILY.normalize(with_config(log_parser="parse_log_julia"), settings())
-    assert task.log_parser == "parse_log_julia"
-    assert not rebench.v2_parser_available("parse_log_julia")
-    assert rebench.v2_parser_available("parse_log_jq")
+def test_every_registered_v2_parser_name_is_a_valid_row() -> None:
+    for name in ("parse_log_julia", "parse_log_jq", "parse_log_pytest_v2"):
+        task = rebench.V2_FAMILY.normalize(with_config(log_parser=name), settings())
+        assert task.log_parser == name and rebench.v2_parser_available(name)
 
 
 @pytest.mark.parametrize(
@@ -281,11 +280,8 @@ def test_malformed_rows_error_and_the_others_run(
     bad_parser = copy.deepcopy(good)
     bad_parser["instance_id"] = "tinyworks__durations-9"
     bad_parser["install_config"]["log_parser"] = "parse_log_nonexistent"
-    unimplemented = copy.deepcopy(good)
-    unimplemented["instance_id"] = "tinyworks__durations-10"
-    unimplemented["install_config"]["log_parser"] = "parse_log_julia"
     dataset = tmp_path / "rows.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in (no_image, good, bad_parser, unimplemented)))
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in (no_image, good, bad_parser)))
     swe_project.benchmark(
         "malformed", f"extends: {LOCAL_YAML}\nname: v2-malformed\ndataset: {{source: {dataset}}}\n"
     )
@@ -294,7 +290,6 @@ def test_malformed_rows_error_and_the_others_run(
         "tinyworks__durations-8": "error",
         "tinyworks__durations-7": "passed",
         "tinyworks__durations-9": "error",
-        "tinyworks__durations-10": "skipped",
     }
     no_image_case, parser_case = run.by_id["tinyworks__durations-8"], run.by_id["tinyworks__durations-9"]
     assert no_image_case.properties["error_kind"] == "bad_row"
@@ -304,7 +299,3 @@ def test_malformed_rows_error_and_the_others_run(
     )
     assert "row 3 (tinyworks__durations-9)" in parser_case.message
     assert "field 'install_config.log_parser'" in parser_case.message
-    assert (
-        "'parse_log_julia' (SWE-rebench V2) is not implemented"
-        in run.by_id["tinyworks__durations-10"].message
-    )
