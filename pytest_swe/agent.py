@@ -17,6 +17,8 @@ from typing import runtime_checkable
 from pydantic import BaseModel
 from pydantic import Field
 
+from pytest_swe.budget import RunBudget
+from pytest_swe.endpoint import EndpointBridge
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import Task
 
@@ -72,14 +74,23 @@ class AgentContext:
     sandbox: Sandbox | None = None
     output_limit: int = 4_000_000
     extra: dict[str, Any] = field(default_factory=dict)
+    endpoint: EndpointBridge | None = None
+    """The model endpoint bridge mounted into the sandbox, for agents that asked for one."""
+    budget: RunBudget | None = None
+    """The run's shared cost/call budget: reserve a call before making it, charge its cost after."""
 
 
 @runtime_checkable
 class Agent(Protocol):
+    """An agent. It may also define ``endpoint_bridge_url() -> str | None``: the loopback model
+    URL to bridge into its sandbox (see :mod:`pytest_swe.endpoint`)."""
+
     name: str
     needs_sandbox: bool
 
-    def run(self, ctx: AgentContext) -> AgentResult: ...
+    def run(self, ctx: AgentContext) -> AgentResult:
+        """Run on ``ctx.task``. Raising is allowed: the harness still grades the sandbox's diff."""
+        ...
 
 
 class AgentFactory(Protocol):

@@ -8,6 +8,7 @@ fails before any sandbox exists.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 from pydantic import field_validator
+from pydantic import model_validator
 
 from pytest_swe.errors import ConfigError
 
@@ -107,10 +109,32 @@ class NetworkSettings(_Strict):
     eval: bool = False
 
 
+class PolicyOptions(_Strict):
+    """Knobs of the grading policy (``eval.policy_options``); see ``docs/security.md``."""
+
+    max_patch_bytes: int | None = Field(10_000_000, gt=0)
+    """Larger patches are not applied under ``strict`` (None: no limit)."""
+    protected_paths: list[str] = Field(default_factory=list)
+    """Glob patterns (repository-relative) treated like test files."""
+    allowed_paths: list[str] = Field(default_factory=list)
+    """Glob patterns no path rule applies to, for datasets whose fixes touch such paths."""
+
+
 class EvalSettings(BaseModel):
     model_config = ConfigDict(extra="allow")
     run_empty_patch: bool = True
     """Run the tests for an empty patch too (it is never resolved; the log shows why)."""
+    policy: Literal["strict", "official"] = "strict"
+    """``strict``: tampering makes an item unresolved; ``official``: the official harness's behaviour, findings flagged only."""
+    policy_options: PolicyOptions = Field(default_factory=PolicyOptions)
+
+    @model_validator(mode="after")
+    def _no_misspelt_policy_keys(self) -> EvalSettings:
+        for key in self.model_extra or {}:
+            close = difflib.get_close_matches(key, ["policy", "policy_options"], n=1, cutoff=0.75)
+            if close:
+                raise ValueError(f"unknown key {key!r} (did you mean {close[0]!r}?)")
+        return self
 
 
 class BuildSettings(_Strict):
@@ -263,6 +287,9 @@ def parse_dotlist(items: Iterable[str]) -> dict[str, Any]:
             cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([item]))
         except OmegaConfBaseException as exc:
             raise ConfigError(f"--swe-set {item!r}: {exc}") from None
+        except yaml.YAMLError as exc:  # the value is parsed as YAML: "{{x}}" is a mapping, quote it
+            raise ConfigError(f"--swe-set {item!r}: the value is not valid YAML ({exc}); quote it: "
+                              "KEY='VALUE'") from None
     return OmegaConf.to_container(cfg, resolve=False)  # type: ignore[return-value]
 
 

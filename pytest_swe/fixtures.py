@@ -10,7 +10,9 @@ to get the same fixtures for that task.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,13 +23,18 @@ from pytest_swe.agent import Agent
 from pytest_swe.agent import AgentContext
 from pytest_swe.agent import AgentResult
 from pytest_swe.agent import ExitStatus
+from pytest_swe.budget import RunBudget
+from pytest_swe.budget import parse_limits
 from pytest_swe.collect import SweItem
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.dataset import RowRef
+from pytest_swe.endpoint import bridge_key
+from pytest_swe.endpoint import open_bridge
 from pytest_swe.errors import ConfigError
 from pytest_swe.errors import InfraError
 from pytest_swe.errors import NotApplicable
 from pytest_swe.errors import RowError
+from pytest_swe.errors import SweError
 from pytest_swe.family import EvalContext
 from pytest_swe.family import Family
 from pytest_swe.outcome import get_record
@@ -173,15 +180,22 @@ def swe_agent_sandbox(
     swe_settings: BenchmarkSettings,
     swe_provider: Provider,
     swe_family: Family,
+    swe_agent: Agent,
 ) -> Iterator[Sandbox]:
     """A sandbox from the task's image for the agent, with the evaluation's hidden files removed."""
     spec = sandbox_spec(swe_task, swe_settings, role="agent", keep=get_session(request.config).keep)
-    sandbox = _open_sandbox(request, swe_provider, spec)
+    bridge = open_bridge(swe_agent, spec)  # mounts the model endpoint socket when the agent asks for it
+    request.node.stash[bridge_key] = bridge
     try:
-        swe_family.prepare_agent_sandbox(swe_task, sandbox, swe_settings)
-        yield sandbox
+        sandbox = _open_sandbox(request, swe_provider, spec)
+        try:
+            swe_family.prepare_agent_sandbox(swe_task, sandbox, swe_settings)
+            yield sandbox
+        finally:
+            _close_sandbox(request, sandbox)
     finally:
-        _close_sandbox(request, sandbox)
+        if bridge is not None:
+            bridge.close()
 
 
 @pytest.fixture
@@ -192,25 +206,51 @@ def swe_agent_result(
     swe_agent: Agent,
     swe_artifacts: Path,
 ) -> AgentResult:
-    """Run the agent and take its patch (``git diff`` of the sandbox unless it returned one)."""
+    """Run the agent and take its patch (``git diff`` of the sandbox unless it returned one).
+
+    Partial work is never thrown away: an agent stopped by a limit, or one that raised, still
+    has the diff of what it changed graded (``agent_error`` says it crashed). Only a model
+    endpoint failure is an infrastructure error (masked), never a scored empty patch.
+    """
     record = get_record(request.node)
     sandbox: Sandbox | None = request.getfixturevalue("swe_agent_sandbox") if swe_agent.needs_sandbox else None
     agent_dir = swe_artifacts / "agent"
     agent_dir.mkdir(parents=True, exist_ok=True)
+    settings = swe_settings.agent.model_dump()
+    _, budget_settings = parse_limits(settings)
     ctx = AgentContext(
         task=swe_task,
-        settings=swe_settings.agent.model_dump(),
+        settings=settings,
         artifacts=agent_dir,
         timeout=swe_settings.timeouts.agent,
         command_timeout=swe_settings.timeouts.command,
         sandbox=sandbox,
         output_limit=swe_settings.limits.output_bytes,
+        endpoint=request.node.stash.get(bridge_key, None),
+        budget=RunBudget(get_session(request.config).run_dir, budget_settings),
     )
-    with record.timed("agent"):
-        try:
-            result = swe_agent.run(ctx)
-        except NotApplicable as exc:
-            pytest.skip(str(exc))
+    try:
+        with record.timed("agent"):
+            try:
+                result = swe_agent.run(ctx)
+            except NotApplicable as exc:
+                pytest.skip(str(exc))
+            except SweError:
+                raise
+            except Exception as exc:  # the agent crashed: grade what it left behind
+                trace = traceback.format_exc()
+                (agent_dir / "error.txt").write_text(trace)
+                result = AgentResult(
+                    exit_status=ExitStatus.AGENT_ERROR,
+                    message=f"the agent raised {type(exc).__name__}: {exc} (traceback: {agent_dir / 'error.txt'})",
+                )
+    except BaseException:  # a skip, an infrastructure error, Ctrl-C: stop the agent's processes, keep the cause
+        if sandbox is not None:
+            with contextlib.suppress(Exception):
+                sandbox.end_processes()
+        raise
+    if sandbox is not None:
+        sandbox.end_processes()  # nothing the agent left running may outlive it or touch the diff
     record.properties.update(
         agent_exit_status=str(result.exit_status),
         agent_steps=result.steps,
@@ -220,14 +260,17 @@ def swe_agent_result(
         agent_cost="" if result.usage.cost is None else result.usage.cost,
         trajectory_path=result.trajectory_path or "",
     )
+    if result.message and result.exit_status not in (ExitStatus.SUBMITTED, ExitStatus.REPLAYED):
+        record.properties["agent_message"] = result.message[:1000]
     if result.model_name:
         record.properties["model"] = result.model_name
+    for key, value in result.extra.items():
+        if key.endswith("_path") and value:  # e.g. the command agent's stdout and stderr files
+            record.properties[f"agent_{key}"] = str(value)
     if result.exit_status == ExitStatus.MODEL_ERROR:
         raise InfraError("model_endpoint", result.message or "the model endpoint failed")
-    if sandbox is not None:
-        sandbox.end_processes()  # nothing the agent left running may outlive it
-        if result.patch is None:
-            result.patch = take_diff(sandbox, swe_task.workdir, swe_task.base_commit, timeout=swe_settings.timeouts.command)
+    if sandbox is not None and result.patch is None:
+        result.patch = take_diff(sandbox, swe_task.workdir, swe_task.base_commit, timeout=swe_settings.timeouts.command)
     patch = result.patch or ""
     patch_path = swe_artifacts / "patch.diff"
     patch_path.write_text(patch, encoding="utf-8", errors="surrogateescape")

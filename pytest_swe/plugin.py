@@ -354,7 +354,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = get_record(item)
     if call.when == "setup" and call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
         record.error_kind = error_kind(call.excinfo.value)
-        record.retryable = call.excinfo.errisinstance(InfraError)
+        record.retryable = call.excinfo.errisinstance(InfraError) and getattr(
+            call.excinfo.value, "retryable", True
+        )  # an InfraError may say a retry in this run cannot help (e.g. the run's budget is spent)
     if call.when == "teardown":
         reports = item.stash.get(_reports_key, {})
         verdict = record.verdict
