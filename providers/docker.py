@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe.errors import ConfigError
 from pytest_swe.errors import InfraError
 from pytest_swe.sandbox import LABEL
 from pytest_swe.sandbox import CleanupResult
@@ -34,6 +35,52 @@ from pytest_swe.sandbox import SandboxSpec
 DEFAULT_OUTPUT_LIMIT = 4_000_000
 KEEP_TTL = 24 * 3600
 _PIDDIR = "/tmp/.pytest-swe"
+DEFAULT_DISK_LIMIT = "10g"
+"""What a sandbox may write (provider option ``disk_limit``): overlay2 on ext4 has no quota, so
+every file is capped by an ``fsize`` ulimit and the writable layer is measured while commands run."""
+DISK_CHECK_INTERVAL = 1.0
+_SIZE = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def parse_size(value: Any, option: str) -> int | None:
+    """``512m``/``10g``/bytes as bytes; None, 0, ``none`` or ``off``: no limit."""
+    if value is None or value is False or str(value).strip().lower() in ("", "0", "none", "off"):
+        return None
+    text = str(value).strip().lower()
+    number, unit = text.rstrip("bkmgt"), text[len(text.rstrip("bkmgt")) :]
+    try:
+        size = int(float(number) * _SIZE[unit])
+    except (ValueError, KeyError):
+        raise ConfigError(f"provider.{option}: {value!r} is not a size (for example 512m or 10g)") from None
+    if size <= 0:
+        raise ConfigError(f"provider.{option}: {value!r} must be positive")
+    return size
+
+
+def _tree_bytes(root: str, budget: float = 2.0) -> int | None:
+    """Bytes allocated under ``root`` (None when unreadable); stops counting after ``budget`` seconds."""
+    total = 0
+    end = time.monotonic() + budget
+    stack = [root]
+    if not os.access(root, os.R_OK | os.X_OK):
+        return None
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += info.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+        if time.monotonic() > end:
+            break
+    return total
+
 
 # Runs the command in bash when the image has it, recording the shell's pid so a timeout
 # can kill exactly this command's process tree. stderr joins stdout in the shell, so the
@@ -191,6 +238,11 @@ class DockerSandbox:
         self.spec = spec
         self.id = container.id
         self.short_id = container.id[:12]
+        self.disk_exceeded = False
+        self._disk_check_cost = 0.0
+        self._counters: dict[str, Any] = {}
+        data = (container.attrs or {}).get("GraphDriver", {}).get("Data") or {}
+        self._upper_dir: str | None = data.get("UpperDir")
 
     # -- processes --------------------------------------------------------------------------
 
@@ -227,6 +279,7 @@ class DockerSandbox:
         reader = threading.Thread(target=_read_frames, args=(raw, buffer, stop), daemon=True)
         reader.start()
         deadline = started + timeout
+        next_disk_check = started + DISK_CHECK_INTERVAL
         timed_out = False
         exit_code: int | None = None
         try:
@@ -237,6 +290,15 @@ class DockerSandbox:
                     exit_code = info.get("ExitCode")
                     reader.join(timeout=2.0)  # drain what is still buffered
                     break
+                if self.provider.disk_limit and time.monotonic() >= next_disk_check:
+                    if self._over_disk_limit():
+                        self._kill_tree(token)
+                        reader.join(timeout=2.0)
+                        info = api.exec_inspect(exec_id)
+                        exit_code = None if info.get("Running") else info.get("ExitCode")
+                        break
+                    # A walk of a large layer costs time: check less often, not less surely.
+                    next_disk_check = time.monotonic() + max(DISK_CHECK_INTERVAL, 10 * self._disk_check_cost)
                 if time.monotonic() >= deadline:
                     timed_out = True
                     self._kill_tree(token)
@@ -278,7 +340,63 @@ class DockerSandbox:
             self._run_helper(_KILL_TREE.format(piddir=_PIDDIR, token=token))
         except Exception:
             # The tree could not be found (pid file gone): end everything rather than leave it running.
-            self.end_processes()
+            try:
+                self.end_processes()
+            except InfraError:
+                # No helper can start (a fork bomb holds every pid): stop the container itself.
+                self.limit_counters()
+                with contextlib.suppress(Exception):
+                    self.container.kill()
+
+    # -- limits -----------------------------------------------------------------------------
+
+    def _over_disk_limit(self) -> bool:
+        limit = self.provider.disk_limit
+        if not limit:
+            return False
+        started = time.monotonic()
+        used = self._disk_bytes()
+        self._disk_check_cost = time.monotonic() - started
+        if used is not None and used >= limit:
+            self.disk_exceeded = True
+        return self.disk_exceeded
+
+    def _disk_bytes(self) -> int | None:
+        """Bytes in the container's writable layer (from the host, else as the daemon counts them)."""
+        if self._upper_dir:
+            used = _tree_bytes(self._upper_dir)
+            if used is not None:
+                return used
+        try:
+            found = self.provider.client.api.containers(all=True, size=True, filters={"id": self.id})
+        except Exception:
+            return None
+        return int(found[0].get("SizeRw") or 0) if found else None
+
+    def _pids_limit_hits(self) -> int:
+        for path in (
+            f"/sys/fs/cgroup/pids/docker/{self.id}/pids.events",
+            f"/sys/fs/cgroup/system.slice/docker-{self.id}.scope/pids.events",
+        ):
+            try:
+                with open(path) as fh:
+                    for line in fh:
+                        if line.startswith("max "):
+                            return int(line.split()[1])
+            except OSError:
+                continue
+        return 0
+
+    def limit_counters(self) -> dict[str, Any]:
+        """Memory kills, process-limit hits and the disk state. The counters only grow, so the values
+        read last survive the container (and its cgroup) being removed."""
+        self._counters = {
+            "oom_kills": max(self._oom_kills(), self._counters.get("oom_kills", 0)),
+            "pids_limit_hits": max(self._pids_limit_hits(), self._counters.get("pids_limit_hits", 0)),
+            "disk_exceeded": self._over_disk_limit(),
+            "disk_limit": self.provider.disk_limit,
+        }
+        return dict(self._counters)
 
     def end_processes(self) -> None:
         try:
@@ -380,6 +498,7 @@ class DockerProvider:
         self.run = run
         self.pull = self.options.get("pull", "missing")
         self.network = self.options.get("network_name")  # network used when a sandbox needs one
+        self.disk_limit = parse_size(self.options.get("disk_limit", DEFAULT_DISK_LIMIT), "disk_limit")
         self._client: Any = None
         self._lock = threading.Lock()
 
@@ -474,6 +593,8 @@ class DockerProvider:
             kwargs["memswap_limit"] = spec.memory
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
+        if self.disk_limit:
+            kwargs["ulimits"] = [_docker().types.Ulimit(name="fsize", soft=self.disk_limit, hard=self.disk_limit)]
         if spec.pids:
             kwargs["pids_limit"] = spec.pids
         if spec.mounts:

@@ -31,7 +31,7 @@ cd {workdir} || exit 3
 before=$(mktemp)
 git ls-files --others --exclude-standard > "$before" 2>/dev/null
 restore() {{
-  git checkout -q -- . 2>/dev/null
+  git -c core.hooksPath=/dev/null -c core.fsmonitor= checkout -q -- . 2>/dev/null
   git ls-files --others --exclude-standard 2>/dev/null | grep -vxF -f "$before" | while IFS= read -r f; do rm -f -- "$f"; done
 }}
 {attempts}
@@ -53,13 +53,22 @@ class ApplyResult:
     log: str
 
 
+def encode_patch(patch: str) -> bytes:
+    """A patch string as bytes: escaped raw bytes come back as they were read; any other lone
+    surrogate (a JSON ``\\ud800`` escape) is kept as its UTF-8 form, so no string fails to encode."""
+    try:
+        return patch.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return patch.encode("utf-8", errors="surrogatepass")
+
+
 def patch_sha256(patch: str) -> str:
-    return hashlib.sha256(patch.encode("utf-8", errors="surrogateescape")).hexdigest()
+    return hashlib.sha256(encode_patch(patch)).hexdigest()
 
 
 def patch_bytes(patch: str) -> bytes:
     """The patch as bytes, ending with a newline (``git apply`` rejects a missing final newline)."""
-    data = patch.encode("utf-8", errors="surrogateescape")
+    data = encode_patch(patch)
     if data and not data.endswith(b"\n"):
         data += b"\n"
     return data

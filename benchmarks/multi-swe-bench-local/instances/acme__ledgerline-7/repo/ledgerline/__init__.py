@@ -1,0 +1,5 @@
+"""A ledger of amounts with memos."""
+
+from .ledger import Ledger
+
+__all__ = ["Ledger"]

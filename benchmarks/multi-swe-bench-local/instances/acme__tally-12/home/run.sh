@@ -1,0 +1,5 @@
+#!/bin/bash
+set -e
+
+cd /home/tally
+python3 -m pytest -v -rA -p no:cacheprovider --continue-on-collection-errors tests

@@ -1,0 +1,5 @@
+"""Counting things by key."""
+
+from .counter import Tally
+
+__all__ = ["Tally"]

@@ -1,0 +1,5 @@
+"""Stock levels per SKU."""
+
+from .stock import Stock
+
+__all__ = ["Stock"]

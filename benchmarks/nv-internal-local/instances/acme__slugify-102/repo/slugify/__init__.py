@@ -1,0 +1,5 @@
+"""URL slugs from titles."""
+
+from .core import slugify
+
+__all__ = ["slugify"]

@@ -1,0 +1,81 @@
+"""Every family's gold patches resolve under the default (strict) policy, with no finding at all.
+
+The local benchmarks in ``benchmarks/`` hold each family's fixture rows; their gold patches
+go through the whole policy on a real Docker engine: static inspection, the tree read back
+and checked after applying, the log and ``.git`` checks after the run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from secutil import run_measured
+from secutil import shared_run
+
+from conftest import REPO
+from conftest import _build_lock
+from conftest import labelled_containers
+
+pytestmark = pytest.mark.docker
+
+
+def local_benchmarks() -> list[Path]:
+    """Benchmark files over local datasets that can build their images (the demo has its own tests)."""
+    from pytest_swe.cli import _load_benchmark
+    from pytest_swe.errors import SweError
+
+    found = []
+    for path in sorted((REPO / "benchmarks").glob("*.yaml")):
+        if path.name.startswith("_") or path.name == "demo.yaml":
+            continue
+        try:
+            settings, _, _ = _load_benchmark(str(path))
+        except SweError:
+            continue
+        if settings.build is not None:
+            found.append(path)
+    return found
+
+
+@pytest.fixture(scope="module")
+def family_images(
+    docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> list[Path]:
+    from pytest_swe import images
+    from pytest_swe.cli import _load_benchmark
+
+    benchmarks = local_benchmarks()
+    with _build_lock(tmp_path_factory):
+        for path in benchmarks:
+            settings, family, rows = _load_benchmark(str(path))
+            images.build_benchmark_images(docker_engine, settings, family, rows, log=lambda _: None)
+    return benchmarks
+
+
+def test_gold_of_every_family_resolves_without_findings(
+    family_images: list[Path], tmp_path_factory: pytest.TempPathFactory, docker_engine: Any
+) -> None:
+    measured, _ = shared_run(
+        tmp_path_factory,
+        "family-gold",
+        lambda project: run_measured(
+            project,
+            *(str(p) for p in family_images),
+            "-n",
+            "2",
+            "--swe-agent",
+            "gold",
+            "--swe-set",
+            "provider.pull=never",
+        ),
+    )
+    run = measured.run
+    families = {c.properties.get("family") for c in run.cases}
+    assert len(families) >= 6, families  # one local benchmark per family
+    for case in run.cases:
+        assert case.outcome == "passed", (case.instance_id, case.message[:1500])
+        assert "tamper" not in case.properties and "suspicious" not in case.properties, case.properties
+    for benchmark in {c.properties["benchmark"] for c in run.cases}:
+        assert not labelled_containers(docker_engine, benchmark=benchmark)
