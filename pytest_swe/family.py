@@ -11,6 +11,7 @@ from typing import Protocol
 from typing import runtime_checkable
 
 from pytest_swe.config import BenchmarkSettings
+from pytest_swe.patching import encode_patch
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import Task
 from pytest_swe.verdict import Verdict
@@ -36,7 +37,7 @@ class EvalContext:
         self.artifacts.mkdir(parents=True, exist_ok=True)
         path = self.artifacts / name
         if isinstance(data, str):
-            path.write_text(data, encoding="utf-8", errors="surrogateescape")
+            path.write_bytes(encode_patch(data))
         else:
             path.write_bytes(data)
         self.saved[name] = str(path)

@@ -38,6 +38,7 @@ from pytest_swe.errors import SweError
 from pytest_swe.family import EvalContext
 from pytest_swe.family import Family
 from pytest_swe.outcome import get_record
+from pytest_swe.patching import encode_patch
 from pytest_swe.patching import patch_sha256
 from pytest_swe.patching import take_diff
 from pytest_swe.sandbox import Provider
@@ -273,11 +274,11 @@ def swe_agent_result(
         result.patch = take_diff(sandbox, swe_task.workdir, swe_task.base_commit, timeout=swe_settings.timeouts.command)
     patch = result.patch or ""
     patch_path = swe_artifacts / "patch.diff"
-    patch_path.write_text(patch, encoding="utf-8", errors="surrogateescape")
+    patch_path.write_bytes(encode_patch(patch))
     record.properties.update(
         patch_exists=bool(patch.strip()),
         patch_sha256=patch_sha256(patch),
-        patch_bytes=len(patch.encode("utf-8", errors="surrogateescape")),
+        patch_bytes=len(encode_patch(patch)),
         patch_path=str(patch_path),
     )
     request.config.hook.pytest_swe_agent_finished(item=request.node, task=swe_task, result=result)

@@ -91,6 +91,16 @@ def optional_str(row: Mapping[str, Any], *names: str, row_id: str | None = None)
     return value
 
 
+def _json(text: str, field: str, row_id: str | None) -> Any:
+    """Decode a JSON field; malformed or absurdly nested JSON is a row error naming the field."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RowError(field, f"is not valid JSON: {exc.msg} at position {exc.pos}", row=row_id) from None
+    except RecursionError:
+        raise RowError(field, "is nested too deeply to be read", row=row_id) from None
+
+
 def test_list(value: Any, field: str, *, row_id: str | None = None) -> list[str]:
     """A list of test ids given as a JSON-encoded string or a list (None -> [])."""
     if value is None:
@@ -99,10 +109,7 @@ def test_list(value: Any, field: str, *, row_id: str | None = None) -> list[str]
         text = value.strip()
         if not text:
             return []
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RowError(field, f"is not valid JSON: {exc.msg} at position {exc.pos}", row=row_id) from None
+        value = _json(text, field, row_id)
     if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # numpy/pyarrow arrays
         value = value.tolist()
     if not isinstance(value, (list, tuple)):
@@ -125,10 +132,7 @@ def json_mapping(value: Any, field: str, *, row_id: str | None = None) -> dict[s
     if isinstance(value, str):
         if not value.strip():
             return {}
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise RowError(field, f"is not valid JSON: {exc.msg} at position {exc.pos}", row=row_id) from None
+        value = _json(value, field, row_id)
     if not isinstance(value, Mapping):
         raise RowError(field, f"must be a mapping, got {type(value).__name__}", row=row_id)
     return dict(value)
@@ -150,16 +154,17 @@ def str_list(value: Any, field: str, *, row_id: str | None = None) -> list[str]:
     return list(value)
 
 
-def created_at_str(value: Any) -> str | None:
+def created_at_str(value: Any, *, field: str = "created_at", row_id: str | None = None) -> str | None:
     """``created_at`` as a string: accepts ISO strings and epoch ints (seconds or ms)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
+    if value is None or isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
         from datetime import datetime
         from datetime import timezone
 
         seconds = value / 1000 if value > 10**11 else value
-        return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat()
+        try:
+            return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat()
+        except (OverflowError, ValueError, OSError) as exc:
+            raise RowError(field, f"is not a valid time: {exc}", row=row_id) from None
     return str(value)

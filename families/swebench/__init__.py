@@ -104,20 +104,6 @@ def _eval_script_for(task: Task, settings: BenchmarkSettings) -> str:
         ) from None
 
 
-def _tests(row: Mapping[str, Any], name: str, row_id: str) -> list[str]:
-    try:
-        return test_list(first_present(row, name, name.lower()), name, row_id=row_id)
-    except RecursionError:
-        raise RowError(name, "is nested too deeply to be a list of test ids", row=row_id) from None
-
-
-def _created_at(row: Mapping[str, Any], row_id: str) -> str | None:
-    try:
-        return created_at_str(row.get("created_at"))
-    except (OverflowError, ValueError, OSError) as exc:
-        raise RowError("created_at", f"is not a valid time: {exc}", row=row_id) from None
-
-
 def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str, settings: BenchmarkSettings) -> str:
     from pytest_swe.families.logparsers import PARSERS
     from pytest_swe.families.logparsers import get_parser
@@ -155,8 +141,8 @@ class SweBenchFamily:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
         repo = optional_str(row, "repo", row_id=rid)
-        f2p = _tests(row, "FAIL_TO_PASS", rid)
-        p2p = _tests(row, "PASS_TO_PASS", rid)
+        f2p = test_list(first_present(row, "FAIL_TO_PASS", "fail_to_pass"), "FAIL_TO_PASS", row_id=rid)
+        p2p = test_list(first_present(row, "PASS_TO_PASS", "pass_to_pass"), "PASS_TO_PASS", row_id=rid)
         image = optional_str(row, "image", row_id=rid) or _image_for(instance_id, settings)
         eval_type = optional_str(row, "eval_type", row_id=rid) or (
             grading.FAIL_ONLY if repo in grading.FAIL_ONLY_REPOS else grading.PASS_AND_FAIL
@@ -180,7 +166,7 @@ class SweBenchFamily:
             pass_to_pass=p2p,
             eval_script=optional_str(row, "eval_script", row_id=rid),
             log_parser=_parser_name(row, repo, rid, settings),
-            created_at=_created_at(row, rid),
+            created_at=created_at_str(row.get("created_at"), row_id=rid),
             raw={"eval_type": eval_type},
         )
         if not task.eval_script:
