@@ -24,6 +24,19 @@ DEMO_IDS = [json.loads(line)["instance_id"] for line in DEMO_JSONL.read_text().s
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
+def _shared_data() -> Path:
+    """The published SWE-bench rows: ``PYTEST_SWE_SHARED_DATA``, else ``../shared/data`` beside the
+    repository, else the workplace's ``/work/shared/data`` (a clone elsewhere still finds them)."""
+    candidates = [os.environ.get("PYTEST_SWE_SHARED_DATA"), REPO.parent / "shared" / "data", "/work/shared/data"]
+    for candidate in candidates:
+        if candidate and Path(candidate, "swebench-lite").is_dir():
+            return Path(candidate)
+    return Path(candidates[1])
+
+
+SHARED_DATA = _shared_data()
+
+
 def docker_client() -> Any:
     import docker
 

@@ -9,9 +9,10 @@ import pytest
 
 from conftest import DEMO_IDS
 from conftest import DEMO_JSONL
+from conftest import SHARED_DATA
 from conftest import SweProject
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = SHARED_DATA
 LITE = SHARED / "swebench-lite" / "test.jsonl"
 V5_VERIFIED = SHARED / "swebench-v5" / "verified-test.parquet"
 

@@ -9,7 +9,6 @@ catch each row's test patch replayed as a model patch, so the test cannot pass v
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,9 @@ from pytest_swe.policy import Protection
 from pytest_swe.policy import inspect_patch
 from pytest_swe.task import test_list
 
-DATA = Path(os.environ.get("PYTEST_SWE_SHARED_DATA", "/work/shared/data"))
+from conftest import SHARED_DATA
+
+DATA = SHARED_DATA
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -32,10 +32,12 @@ from pytest_swe.families.swebench.specs import COLLECTIONS
 from pytest_swe.families.swebench.specs import known_repos
 from pytest_swe.families.swebench.specs import spec_for
 
+from conftest import SHARED_DATA
+
 ROOT = Path(__file__).resolve().parents[2]
 V4_VENV = Path(os.environ.get("PYTEST_SWE_OFFICIAL_V4_VENV", ROOT / ".venv-official-v4"))
 ORACLE = Path(__file__).parent / "data" / "official_v4_oracle.py"
-DATA_ROOT = Path(os.environ.get("PYTEST_SWE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+DATA_ROOT = SHARED_DATA
 V5_SPLITS = ("verified-test", "lite-test", "lite-dev", "full-dev")
 V5_ONLY_COLUMNS = ("eval_script", "image", "log_parser", "eval_type")
 

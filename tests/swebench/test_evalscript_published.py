@@ -11,7 +11,6 @@ import difflib
 import json
 import os
 import re
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -23,9 +22,9 @@ from pytest_swe.families.swebench.evalscript import make_eval_script_for_row
 from pytest_swe.families.swebench.images import official_image_name
 from pytest_swe.families.swebench.specs import PUBLISHED_PRE_TEST_STEPS
 
-DATA_ROOT = Path(
-    os.environ.get("PYTEST_SWE_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data")
-)
+from conftest import SHARED_DATA
+
+DATA_ROOT = SHARED_DATA
 V5_DIR = DATA_ROOT / "swebench-v5"
 CLASSIC_DIR = DATA_ROOT / "swebench-lite"
 V5_SPLITS = ("verified-test", "lite-test", "lite-dev", "full-dev")

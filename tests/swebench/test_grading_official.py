@@ -15,21 +15,20 @@ The official package runs in its own venv (``official_grader.py``); in CI a miss
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
-from official_grader import ROOT
 from official_grader import OfficialGrader
 
 from pytest_swe.families.logparsers import ParseContext
 from pytest_swe.families.logparsers import get_parser
 from pytest_swe.families.swebench import grading
+
+from conftest import SHARED_DATA
 
 FAIL_ONLY = grading.FAIL_ONLY
 PASS_AND_FAIL = grading.PASS_AND_FAIL
@@ -317,7 +316,7 @@ def test_drawn_inputs_cover_every_verdict() -> None:
 
 # --- the exit code the anti-spoof check reads ---------------------------------------------------
 
-DATA_ROOT = Path(os.environ.get("PYTEST_SWE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+DATA_ROOT = SHARED_DATA
 V5_FIELDS = (
     "instance_id",
     "image",
