@@ -1,0 +1,52 @@
+"""`pytest-swe reap` removes what dead runs left behind, and nothing that is still owned."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from pytest_swe.images import BASE_IMAGE
+from pytest_swe.providers.docker import DockerProvider
+from pytest_swe.providers.docker import this_run
+from pytest_swe.sandbox import SandboxSpec
+
+from conftest import labelled_containers
+
+pytestmark = pytest.mark.docker
+
+ORPHAN = (
+    "import os, signal\n"
+    "from pytest_swe.providers.docker import DockerProvider, this_run\n"
+    "from pytest_swe.sandbox import SandboxSpec\n"
+    "p = DockerProvider({{'name': 'docker'}}, this_run(run_id={run_id!r}))\n"
+    "p.create(SandboxSpec(image={image!r}))\n"
+    "os.kill(os.getpid(), signal.SIGKILL)\n"
+)
+
+
+def reap(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest_swe.cli", "reap", *args], capture_output=True, text=True)
+
+
+def test_reap_removes_orphans_but_not_live_runs(docker_engine: Any, base_image: str) -> None:
+    dead_run = f"dead-{os.getpid()}-{time.monotonic_ns()}"
+    subprocess.run([sys.executable, "-c", ORPHAN.format(run_id=dead_run, image=BASE_IMAGE)], check=False)
+    live = DockerProvider({"name": "docker"}, this_run(run_id=f"live-{os.getpid()}-{time.monotonic_ns()}"))
+    sandbox = live.create(SandboxSpec(image=BASE_IMAGE))
+    try:
+        assert len(labelled_containers(docker_engine, run=dead_run)) == 1
+        out = reap()
+        assert out.returncode == 0, out.stderr
+        assert "removed" in out.stdout
+        assert not labelled_containers(docker_engine, run=dead_run)
+        assert labelled_containers(docker_engine, run=live.run.run_id), "a live run's sandbox was reaped"
+        by_run = reap("--run", live.run.run_id)
+        assert by_run.returncode == 0 and "removed 1 sandbox" in by_run.stdout
+        assert not labelled_containers(docker_engine, run=live.run.run_id)
+    finally:
+        sandbox.close()
