@@ -1,27 +1,57 @@
-"""Shared fixtures: a real Docker engine with the demo images, and pytester projects read back via JUnit."""
+"""Shared fixtures and helpers: a real Docker engine with the demo and local benchmarks' images,
+pytester projects read back via JUnit, and the official ``swebench`` package in its own venv."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
+import subprocess
+import sys
 import textwrap
+from collections.abc import Iterable
 from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+from typing import NoReturn
 
 import pytest
 from filelock import FileLock
 
 from pytest_swe import report
+from pytest_swe.config import BenchmarkSettings
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSONL file (a dataset, predictions, a ledger); blank lines are not rows."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "benchmarks" / "demo"
 DEMO_JSONL = DEMO_DIR / "demo.jsonl"
-DEMO_IDS = [json.loads(line)["instance_id"] for line in DEMO_JSONL.read_text().splitlines() if line.strip()]
+DEMO_IDS = [row["instance_id"] for row in read_jsonl(DEMO_JSONL)]
 IN_CI = os.environ.get("CI", "").lower() == "true"
+#: The classic SWE-bench row, in the column order of the published parquet files.
+SWEBENCH_CLASSIC_COLUMNS = (
+    "repo",
+    "instance_id",
+    "base_commit",
+    "patch",
+    "test_patch",
+    "problem_statement",
+    "hints_text",
+    "created_at",
+    "version",
+    "FAIL_TO_PASS",
+    "PASS_TO_PASS",
+    "environment_setup_commit",
+)
 
 
 def _shared_data() -> Path:
@@ -45,24 +75,56 @@ def docker_client() -> Any:
     return client
 
 
-def _require_docker() -> Any:
+def unavailable(reason: str) -> NoReturn:
+    """CI must not pass by skipping what it was set up to check; elsewhere a missing tool skips."""
+    if IN_CI:
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+def require_docker() -> Any:
+    """A client of the real Docker engine; fails in CI when it is missing, skips elsewhere."""
     try:
         return docker_client()
     except Exception as exc:
-        message = f"these tests need a running Docker engine ({exc}); .ci/run starts one"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"these tests need a running Docker engine ({exc}); .ci/run starts one")
 
 
 @pytest.fixture(scope="session")
 def docker_engine(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """A client of the real Docker engine; fails in CI when it is missing, skips elsewhere."""
-    return _require_docker()
+    return require_docker()
+
+
+def run_shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory every xdist worker of this test run sees, and no other run does."""
+    root = tmp_path_factory.getbasetemp()
+    return root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
 
 
 def _build_lock(tmp_path_factory: pytest.TempPathFactory) -> FileLock:
     return FileLock(str(tmp_path_factory.getbasetemp().parent / "images.lock"))
+
+
+def build_local_images(
+    client: Any, tmp_path_factory: pytest.TempPathFactory, benchmark_yaml: Path, *, force: bool = False
+) -> list[str]:
+    """Build a local benchmark's images under the lock xdist workers share; return every row's image.
+
+    Without ``force`` only absent images are built. With it they are rebuilt once per test run,
+    so an edited instance repository is never graded in an image made from its older state.
+    """
+    from pytest_swe import images
+    from pytest_swe.cli import _load_benchmark
+
+    done = run_shared_dir(tmp_path_factory) / f"{benchmark_yaml.stem}.built"
+    with _build_lock(tmp_path_factory):
+        settings, family, rows = _load_benchmark(str(benchmark_yaml))
+        if not (force and done.exists()):
+            images.build_benchmark_images(client, settings, family, rows, force=force, log=lambda _: None)
+        if force:
+            done.touch()
+    return [family.normalize(row, settings).image for row in rows]
 
 
 @pytest.fixture(scope="session")
@@ -77,14 +139,8 @@ def base_image(docker_engine: Any, tmp_path_factory: pytest.TempPathFactory) -> 
 
 @pytest.fixture(scope="session")
 def demo_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """Every demo image, built once (under a lock shared by xdist workers)."""
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
-    with _build_lock(tmp_path_factory):
-        settings, family, rows = _load_benchmark(str(REPO / "benchmarks" / "demo.yaml"))
-        images.build_benchmark_images(docker_engine, settings, family, rows, log=lambda _: None)
-    return [row["image"] for row in rows]
+    """Every demo image, built once if absent."""
+    return build_local_images(docker_engine, tmp_path_factory, REPO / "benchmarks" / "demo.yaml")
 
 
 def labelled_containers(client: Any, **labels: str) -> list[dict[str, Any]]:
@@ -114,7 +170,20 @@ class SweRun:
         path = self.run_dir / "ledger.jsonl"
         if not path.exists():
             return []
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return read_jsonl(path)
+
+    def assert_bad_rows(self, expected: dict[str, tuple[str, str]]) -> None:
+        """Each item of ``{instance_id: (row, field)}`` errored as a bad row whose message names both."""
+        for instance_id, (row, field_name) in expected.items():
+            case = self.by_id[instance_id]
+            assert case.outcome == "error" and case.properties["error_kind"] == "bad_row"
+            assert row in case.message and field_name in case.message
+
+
+def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
+    """A dataset file: one JSON object a line."""
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
 
 
 class SweProject:
@@ -131,29 +200,46 @@ class SweProject:
         path.write_text(textwrap.dedent(body))
         return path
 
-    def demo(self, name: str = "demo", extra: str = "", dataset: Path = DEMO_JSONL) -> Path:
-        """A benchmark over the repository's demo dataset (and its locally built images)."""
-        return self.benchmark(
-            name,
-            f"""
+    def local(self, name: str, family: str, dataset: Path, extra: str = "") -> Path:
+        """A benchmark of ``family`` over a local dataset (and its locally built images), in Docker.
+
+        ``extra`` is more YAML, appended (a key given again there wins).
+        """
+        body = f"""\
             name: {name}
-            family: swe-bench
+            family: {family}
             dataset: {{source: {dataset}, split: test}}
-            markers: [demo]
             agent: gold
             provider: docker
             timeouts: {{agent: 300, eval: 300}}
             limits: {{memory: 1g, cpus: 1, pids: 512}}
             """
-            + textwrap.dedent(extra),
-        )
+        return self.benchmark(name, textwrap.dedent(body) + textwrap.dedent(extra))
+
+    def variant(self, base: Path, name: str, rows: Iterable[Mapping[str, Any]]) -> Path:
+        """A benchmark extending the benchmark file ``base``, over these rows instead of its dataset."""
+        dataset = write_jsonl(self.path / f"{name}.jsonl", rows)
+        return self.benchmark(name, f"extends: {base}\nname: {name}\ndataset: {{source: {dataset}}}\n")
+
+    def demo(self, name: str = "demo", extra: str = "", dataset: Path = DEMO_JSONL) -> Path:
+        """A benchmark over the repository's demo dataset (and its locally built images)."""
+        return self.local(name, "swe-bench", dataset, "markers: [demo]\n" + textwrap.dedent(extra))
 
     def run(self, *args: str, timeout: float = 600) -> SweRun:
+        """Run pytest on the project (the child needs no property-based testing plugin: loading one
+        only slows every run)."""
         self.runs += 1
         junit = self.path / f"junit-{self.runs}.xml"
         run_dir = self.path / f"run-{self.runs}"
         result = self.pytester.runpytest_subprocess(
-            *args, f"--junitxml={junit}", f"--swe-run-dir={run_dir}", "-p", "no:cacheprovider", timeout=timeout
+            *args,
+            f"--junitxml={junit}",
+            f"--swe-run-dir={run_dir}",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:hypothesispytest",
+            timeout=timeout,
         )
         run = SweRun(result, junit, run_dir)
         if junit.exists():
@@ -179,3 +265,105 @@ def copy_demo_dataset(dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(DEMO_JSONL, dest)
     return dest
+
+
+def run_in_repo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run pytest in the repository itself, as a user of its ``benchmarks/`` would."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=300,
+    )
+
+
+def load_module(path: Path) -> ModuleType:
+    """Import a script that is not part of a package (a benchmark's ``make_rows.py``)."""
+    name = f"{path.parent.name}_{path.stem}".replace("-", "_").replace(".", "_")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+def benchmark_settings(family: str, **overrides: Any) -> BenchmarkSettings:
+    """Settings of a benchmark of ``family`` (gold agent, Docker), for calling the family directly."""
+    fields: dict[str, Any] = {
+        "name": family,
+        "family": family,
+        "dataset": {"source": "rows.jsonl"},
+        "agent": {"name": "gold"},
+        "provider": {"name": "docker"},
+    }
+    return BenchmarkSettings(**{**fields, **overrides})
+
+
+# --- the official swebench package, in its own venv ------------------------------------------------
+
+OFFICIAL_VENVS = {
+    # release -> (environment variable that overrides the venv, default venv directory)
+    "5.0.2": ("PYTEST_SWE_OFFICIAL_VENV", REPO / ".venv-official"),
+    "4.1.0": ("PYTEST_SWE_OFFICIAL_V4_VENV", REPO / ".venv-official-v4"),
+}
+
+
+def official_venv(release: str) -> Path:
+    """Where the official ``release`` is installed: its environment variable, else beside the repository."""
+    variable, default = OFFICIAL_VENVS[release]
+    return Path(os.environ.get(variable) or default)
+
+
+def official_python(release: str) -> Path:
+    """The interpreter of the official ``release`` venv; fails the test in CI and skips it elsewhere
+    when missing (``.ci/official-venv.sh`` makes the venvs)."""
+    venv = official_venv(release)
+    python = venv / "bin" / "python"
+    if not python.is_file():
+        variable, _ = OFFICIAL_VENVS[release]
+        unavailable(
+            f"the official swebench {release} venv is missing ({venv}); run .ci/official-venv.sh "
+            f"(or point {variable} at one)"
+        )
+    return python
+
+
+class JsonLinesDriver:
+    """A long-lived driver process under another interpreter, answering one JSON line per request.
+
+    The official package is imported only there, once (its imports take seconds): the tests
+    compare its outputs with ours, never its code.
+    """
+
+    def __init__(self, python: Path, driver: Path, name: str) -> None:
+        self.name = name
+        self._process = subprocess.Popen(
+            [str(python), str(driver)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        )
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(json.dumps(request) + "\n")
+        self._process.stdin.flush()
+        answer = self._process.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"{self.name} exited ({self._process.poll()})")
+        return json.loads(answer)
+
+    def close(self) -> None:
+        if self._process.stdin:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()

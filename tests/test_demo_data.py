@@ -10,7 +10,6 @@ pytest standing in for the image's, and read the ``-rA`` summary like the SWE-be
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -19,7 +18,6 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -27,23 +25,16 @@ import yaml
 
 from pytest_swe import gitsnap
 
+from conftest import SWEBENCH_CLASSIC_COLUMNS
+from conftest import load_module
+from conftest import read_jsonl
+
 DEMO = Path(__file__).resolve().parents[1] / "benchmarks" / "demo"
 INSTANCES = DEMO / "instances"
 
 # The v5 row schema, in the column order of the published SWE-bench Verified parquet.
 V5_COLUMNS = (
-    "repo",
-    "instance_id",
-    "base_commit",
-    "patch",
-    "test_patch",
-    "problem_statement",
-    "hints_text",
-    "created_at",
-    "version",
-    "FAIL_TO_PASS",
-    "PASS_TO_PASS",
-    "environment_setup_commit",
+    *SWEBENCH_CLASSIC_COLUMNS,
     "difficulty",
     "eval_script",
     "log_parser",
@@ -54,27 +45,13 @@ START, END = ">>>>> Start Test Output", ">>>>> End Test Output"
 SUMMARY_LINE = re.compile(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)")
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-ROWS = {row["instance_id"]: row for row in _read_jsonl(DEMO / "demo.jsonl")}
-PREDICTIONS = {rec["instance_id"]: rec for rec in _read_jsonl(DEMO / "predictions-wrong.jsonl")}
+ROWS = {row["instance_id"]: row for row in read_jsonl(DEMO / "demo.jsonl")}
+PREDICTIONS = {rec["instance_id"]: rec for rec in read_jsonl(DEMO / "predictions-wrong.jsonl")}
 # (instance_id, label, expectation) for every prediction kept beside an instance.
 PREDICTION_SPECS = sorted(
     (spec.parents[1].name, spec.stem, yaml.safe_load(spec.read_text(encoding="utf-8"))["expect"])
     for spec in INSTANCES.glob("*/predictions/*.yaml")
 )
-
-
-def _load_make_rows() -> ModuleType:
-    """Import ``benchmarks/demo/make_rows.py``, which is a script, not part of a package."""
-    spec = importlib.util.spec_from_file_location("demo_make_rows", DEMO / "make_rows.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
 
 
 def read_statuses(log: str) -> dict[str, str]:
@@ -181,7 +158,7 @@ def test_read_statuses_takes_the_summary_between_markers() -> None:
 
 def test_dataset_is_up_to_date(tmp_path: Path) -> None:
     """demo.jsonl and predictions-wrong.jsonl are exactly what make_rows.py builds from the sources."""
-    make_rows = _load_make_rows()
+    make_rows = load_module(DEMO / "make_rows.py")
     for written in make_rows.write(tmp_path):
         committed = DEMO / written.name
         assert written.read_bytes() == committed.read_bytes(), (
@@ -219,7 +196,7 @@ def test_rows_follow_the_v5_schema() -> None:
 
 
 def test_predictions_file_is_in_the_swebench_format() -> None:
-    lines = _read_jsonl(DEMO / "predictions-wrong.jsonl")
+    lines = read_jsonl(DEMO / "predictions-wrong.jsonl")
     assert len(lines) == len(PREDICTIONS) == len(PREDICTION_SPECS) >= 4
     for record in lines:
         assert set(record) == {"instance_id", "model_name_or_path", "model_patch"}

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,27 +16,24 @@ from pytest_swe.sandbox import ExecResult
 
 from conftest import REPO
 from conftest import SweProject
-from conftest import _build_lock
+from conftest import benchmark_settings
+from conftest import build_local_images
+from conftest import read_jsonl
+from conftest import run_in_repo
+from conftest import write_jsonl
 
+LOCAL_YAML = REPO / "benchmarks" / "multi-swe-bench-local.yaml"
 LOCAL = REPO / "benchmarks" / "multi-swe-bench-local"
 DATASET = LOCAL / "multi-swe-bench-local.jsonl"
 PREDICTIONS = LOCAL / "predictions-wrong.jsonl"
-ROWS = [json.loads(line) for line in DATASET.read_text().splitlines() if line.strip()]
+ROWS = read_jsonl(DATASET)
 IDS = sorted(mswb.FAMILY.row_id(row) or "" for row in ROWS)
 docker = pytest.mark.docker
 PASS, FAIL, SKIP, NONE = mswb.PASS, mswb.FAIL, mswb.SKIP, mswb.NONE
 
 
 def settings(family_options: dict[str, Any] | None = None, **images: Any) -> BenchmarkSettings:
-    return BenchmarkSettings(
-        name="mswb",
-        family="multi-swe-bench",
-        dataset={"source": "rows.jsonl"},
-        agent={"name": "gold"},
-        provider={"name": "docker"},
-        images=images,
-        family_options=family_options or {},
-    )
+    return benchmark_settings("multi-swe-bench", images=images, family_options=family_options or {})
 
 
 def result(passed: list[str] = (), failed: list[str] = (), skipped: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
@@ -341,22 +335,6 @@ def test_local_rows_are_consistent_with_their_recorded_runs() -> None:
 # --- benchmark files and collection ----------------------------------------------------------------
 
 
-def indexed_ids(cache: Path) -> set[str]:
-    """Instance ids of every dataset index a run built (each dataset it loaded has one)."""
-    return {i for path in (cache / "index").glob("*.json") for i in json.loads(path.read_text())["ids"] if i}
-
-
-def run_in_repo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=300,
-    )
-
-
 def test_collect_offline_skips_the_hub_datasets_with_their_reason(tmp_path: Path) -> None:
     env = {"PYTEST_SWE_CACHE": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     out = run_in_repo(
@@ -374,46 +352,16 @@ def test_collect_offline_skips_the_hub_datasets_with_their_reason(tmp_path: Path
         assert f"benchmarks/multi-swe-bench-local.yaml::multi-swe-bench-local::{instance_id}" in out.stdout
 
 
-def test_demo_selection_never_loads_these_benchmarks(tmp_path: Path) -> None:
-    env = {"PYTEST_SWE_CACHE": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
-    out = run_in_repo("benchmarks/", "-k", "demo", "--collect-only", "-q", "-W", "default", env=env)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "multi-swe-bench" not in out.stdout and "Multi-SWE-bench" not in out.stdout
-    assert "dataset unavailable" not in out.stdout
-    assert indexed_ids(tmp_path / "cache") and not indexed_ids(tmp_path / "cache") & set(IDS)
-    assert not (tmp_path / "cache" / "hf").exists()
-
-
 # --- end to end in Docker --------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
 def mswb_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
-    with _build_lock(tmp_path_factory):
-        bench_settings, family, rows = _load_benchmark(
-            str(REPO / "benchmarks" / "multi-swe-bench-local.yaml")
-        )
-        images.build_benchmark_images(docker_engine, bench_settings, family, rows, log=lambda _: None)
-    return [family.normalize(data, bench_settings).image for data in rows]
+    return build_local_images(docker_engine, tmp_path_factory, LOCAL_YAML, force=True)
 
 
 def local_benchmark(project: SweProject, dataset: Path = DATASET) -> Path:
-    return project.benchmark(
-        "mswblocal",
-        f"""
-        name: mswblocal
-        family: multi-swe-bench
-        dataset: {{source: {dataset}, split: test}}
-        agent: gold
-        provider: docker
-        images: {{namespace: pytest-swe-mswb}}
-        timeouts: {{agent: 300, eval: 300}}
-        limits: {{memory: 1g, cpus: 1, pids: 512}}
-        """,
-    )
+    return project.local("mswblocal", "multi-swe-bench", dataset, "images: {namespace: pytest-swe-mswb}\n")
 
 
 @docker
@@ -426,9 +374,7 @@ def test_gold_resolves_every_row_and_malformed_rows_error_alone(
         dict(tally, instance_id="bad__f2p-json-2", f2p_tests='{"tests/test_counter.py::x": '),
         dict(tally, instance_id="bad__parser-3", log_parser="junit_xml"),
     ]
-    dataset = tmp_path / "rows.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in [*ROWS, *bad]))
-    local_benchmark(swe_project, dataset)
+    local_benchmark(swe_project, write_jsonl(tmp_path / "rows.jsonl", [*ROWS, *bad]))
     run = swe_project.run("benchmarks/", "--swe-agent", "gold")
     outcomes = run.outcomes()
     assert {i: outcomes[i] for i in IDS} == dict.fromkeys(IDS, "passed")
@@ -437,15 +383,13 @@ def test_gold_resolves_every_row_and_malformed_rows_error_alone(
         ledgerline.properties["skip_to_pass_passed"] == "1"
         and ledgerline.properties["none_to_pass_passed"] == "2"
     )
-    expected = {
-        "bad__no-number-1": ("row 3 (bad__no-number-1)", "field 'number'"),
-        "bad__f2p-json-2": ("row 4 (bad__f2p-json-2)", "field 'f2p_tests'"),
-        "bad__parser-3": ("row 5 (bad__parser-3)", "field 'log_parser'"),
-    }
-    for instance_id, (where, field) in expected.items():
-        case = run.by_id[instance_id]
-        assert case.outcome == "error" and case.properties["error_kind"] == "bad_row"
-        assert where in case.message and field in case.message
+    run.assert_bad_rows(
+        {
+            "bad__no-number-1": ("row 3 (bad__no-number-1)", "field 'number'"),
+            "bad__f2p-json-2": ("row 4 (bad__f2p-json-2)", "field 'f2p_tests'"),
+            "bad__parser-3": ("row 5 (bad__parser-3)", "field 'log_parser'"),
+        }
+    )
 
 
 @docker

@@ -4,11 +4,8 @@ reward, hidden tests, and end to end in Docker."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,28 +17,24 @@ from pytest_swe.verdict import Verdict
 
 from conftest import REPO
 from conftest import SweProject
-from conftest import _build_lock
+from conftest import benchmark_settings
+from conftest import build_local_images
+from conftest import load_module
+from conftest import read_jsonl
 
 BENCHMARKS = REPO / "benchmarks"
 LOCAL_YAML = BENCHMARKS / "r2e-gym-local.yaml"
 LOCAL = BENCHMARKS / "r2e-gym-local"
-ROWS = [json.loads(line) for line in (LOCAL / "rows.jsonl").read_text().splitlines() if line.strip()]
+ROWS = read_jsonl(LOCAL / "rows.jsonl")
 IDS = sorted(r2egym.instance_id_of(row) or "" for row in ROWS)
 STATS = next(row for row in ROWS if row["repo_name"] == "tinystats")
 QUEUE = next(row for row in ROWS if row["repo_name"] == "tinyqueue")
 STATS_ID, QUEUE_ID = r2egym.instance_id_of(STATS), r2egym.instance_id_of(QUEUE)
 docker = pytest.mark.docker
-FAST = ("-p", "no:hypothesispytest")  # the child runs need no property-based testing plugin
 
 
 def settings() -> BenchmarkSettings:
-    return BenchmarkSettings(
-        name="r2e",
-        family="r2e-gym",
-        dataset={"source": "rows.jsonl"},
-        agent={"name": "gold"},
-        provider={"name": "docker"},
-    )
+    return benchmark_settings("r2e-gym")
 
 
 def file_diff(path: str, *lines: tuple[str, str]) -> dict[str, Any]:
@@ -222,26 +215,12 @@ def test_a_log_without_results_never_resolves() -> None:
 # --- the local dataset --------------------------------------------------------------------------------
 
 
-def load_make_rows() -> Any:
-    spec = importlib.util.spec_from_file_location("r2e_local_make_rows", LOCAL / "make_rows.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_local_dataset_is_up_to_date(tmp_path: Path) -> None:
-    for written in load_make_rows().write(tmp_path):
-        assert written.read_bytes() == (LOCAL / written.name).read_bytes(), f"run python {LOCAL}/make_rows.py"
+def test_local_rows_use_the_published_schema() -> None:
     assert (
         sorted(p.name for p in (LOCAL / "instances").iterdir()) == IDS
     )  # the image builder finds them by id
-
-
-def test_local_rows_use_the_published_schema() -> None:
     for data in ROWS:
-        assert tuple(data) == load_make_rows().COLUMNS
+        assert tuple(data) == load_module(LOCAL / "make_rows.py").COLUMNS
         for name in ("parsed_commit_content", "execution_result_content", "expected_output_json"):
             assert isinstance(data[name], str) and json.loads(data[name])
         assert isinstance(data["modified_files"], list) and isinstance(data["num_non_test_lines"], int)
@@ -255,26 +234,13 @@ def test_local_rows_use_the_published_schema() -> None:
 
 
 @pytest.fixture(scope="session")
-def r2e_images(
-    docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory, testrun_uid: str
-) -> None:
-    """The local images, rebuilt once per test run (shared by xdist workers)."""
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
-    done = tmp_path_factory.getbasetemp().parent / f"{LOCAL_YAML.stem}-{testrun_uid}.built"
-    with _build_lock(tmp_path_factory):
-        if not done.exists():
-            local_settings, family, rows = _load_benchmark(str(LOCAL_YAML))
-            images.build_benchmark_images(
-                docker_engine, local_settings, family, rows, force=True, log=lambda _: None
-            )
-            done.touch()
+def r2e_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    build_local_images(docker_engine, tmp_path_factory, LOCAL_YAML, force=True)
 
 
 @docker
 def test_gold_resolves_every_local_row(swe_project: SweProject, r2e_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold")
     assert run.outcomes() == dict.fromkeys(IDS, "passed"), run.result.stdout.str()
     for case in run.cases:
         assert case.properties["expected_status_passed"] == case.properties["expected_status_total"]
@@ -282,7 +248,7 @@ def test_gold_resolves_every_local_row(swe_project: SweProject, r2e_images: None
 
 @docker
 def test_empty_patch_resolves_none(swe_project: SweProject, r2e_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty")
     assert run.outcomes() == dict.fromkeys(IDS, "failed"), run.result.stdout.str()
     assert "TestMedian.test_even_count: expected PASSED, got FAILED" in run.by_id[STATS_ID].message
     assert "TestPriorityQueue.test_equal_priorities_keep_order (FAILED)" in run.by_id[QUEUE_ID].message
@@ -290,7 +256,7 @@ def test_empty_patch_resolves_none(swe_project: SweProject, r2e_images: None) ->
 
 @docker
 def test_fixing_an_expected_failure_is_a_wrong_patch(swe_project: SweProject, r2e_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"), *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"))
     case = run.by_id[STATS_ID]
     assert case.outcome == "failed" and case.properties["reward"] == "0.0"
     assert "TestMode.test_all_modes_on_tie: expected FAILED, got PASSED" in case.message
@@ -299,24 +265,20 @@ def test_fixing_an_expected_failure_is_a_wrong_patch(swe_project: SweProject, r2
 
 
 @docker
-def test_malformed_rows_error_and_the_others_run(
-    swe_project: SweProject, r2e_images: None, tmp_path: Path
-) -> None:
+def test_malformed_rows_error_and_the_others_run(swe_project: SweProject, r2e_images: None) -> None:
     no_image = dict(copy.deepcopy(STATS), commit_hash="c" * 40, docker_image=None)
     bad_map = dict(copy.deepcopy(STATS), commit_hash="d" * 40, docker_image="pytest-swe-r2e/x:" + "d" * 40)
     bad_map["expected_output_json"] = '{"TestMedian.test_odd_count": "PASSED",'
-    dataset = tmp_path / "rows.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in (no_image, QUEUE, bad_map)))
-    swe_project.benchmark(
-        "malformed", f"extends: {LOCAL_YAML}\nname: r2e-malformed\ndataset: {{source: {dataset}}}\n"
-    )
-    run = swe_project.run("benchmarks/", *FAST)
+    swe_project.variant(LOCAL_YAML, "r2e-malformed", [no_image, QUEUE, bad_map])
+    run = swe_project.run("benchmarks/")
     no_image_id, bad_map_id = "tinystats__tinystats-" + "c" * 40, "tinystats__tinystats-" + "d" * 40
     assert run.outcomes() == {no_image_id: "error", QUEUE_ID: "passed", bad_map_id: "error"}
-    first, third = run.by_id[no_image_id], run.by_id[bad_map_id]
-    assert f"row 1 ({no_image_id})" in first.message and "field 'docker_image'" in first.message
-    assert f"row 3 ({bad_map_id})" in third.message and "field 'expected_output_json'" in third.message
-    assert first.properties["error_kind"] == third.properties["error_kind"] == "bad_row"
+    run.assert_bad_rows(
+        {
+            no_image_id: (f"row 1 ({no_image_id})", "field 'docker_image'"),
+            bad_map_id: (f"row 3 ({bad_map_id})", "field 'expected_output_json'"),
+        }
+    )
 
 
 @docker
@@ -343,5 +305,5 @@ def test_hidden_tests_are_absent_for_the_agent_and_present_for_the_eval(
             """
         )
     )
-    run = swe_project.run("test_hidden.py", *FAST)
+    run = swe_project.run("test_hidden.py")
     run.result.assert_outcomes(passed=1)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +16,17 @@ from pytest_swe.verdict import Verdict
 
 from conftest import REPO
 from conftest import SweProject
-from conftest import _build_lock
+from conftest import benchmark_settings
+from conftest import build_local_images
+from conftest import load_module
+from conftest import read_jsonl
 
 BENCHMARKS = REPO / "benchmarks"
 LOCAL_YAML = BENCHMARKS / "swe-rebench-local.yaml"
 LOCAL = BENCHMARKS / "swe-rebench-local"
-ROWS = [json.loads(line) for line in (LOCAL / "rows.jsonl").read_text().splitlines() if line.strip()]
+ROWS = read_jsonl(LOCAL / "rows.jsonl")
 IDS = sorted(row["instance_id"] for row in ROWS)
 docker = pytest.mark.docker
-FAST = ("-p", "no:hypothesispytest")  # the child runs need no property-based testing plugin
 
 TEST_PATCH = """\
 diff --git a/tests/test_a.py b/tests/test_a.py
@@ -54,14 +54,7 @@ index 4444444..5555555 100644
 
 
 def settings(**images: Any) -> BenchmarkSettings:
-    return BenchmarkSettings(
-        name="rebench",
-        family="swe-rebench",
-        dataset={"source": "rows.jsonl"},
-        agent={"name": "gold"},
-        provider={"name": "docker"},
-        images=images,
-    )
+    return benchmark_settings("swe-rebench", images=images)
 
 
 def row(**fields: Any) -> dict[str, Any]:
@@ -279,23 +272,9 @@ def test_an_empty_patch_never_resolves_and_a_log_without_markers_is_invalid() ->
 # --- the local dataset --------------------------------------------------------------------------------
 
 
-def load_make_rows() -> Any:
-    spec = importlib.util.spec_from_file_location("rebench_local_make_rows", LOCAL / "make_rows.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_local_dataset_is_up_to_date(tmp_path: Path) -> None:
-    for written in load_make_rows().write(tmp_path):
-        assert written.read_bytes() == (LOCAL / written.name).read_bytes(), f"run python {LOCAL}/make_rows.py"
-
-
 def test_local_rows_use_the_published_schema() -> None:
     for data in ROWS:
-        assert tuple(data) == load_make_rows().COLUMNS
+        assert tuple(data) == load_module(LOCAL / "make_rows.py").COLUMNS
         assert isinstance(data["FAIL_TO_PASS"], list) and isinstance(data["install_config"], dict)
         assert data["docker_image"] is None and data["environment_setup_commit"] == data["base_commit"]
         rebench.V1_FAMILY.normalize(data, settings())
@@ -342,7 +321,7 @@ def test_keywords_select_these_families_benchmarks_offline(
     swe_project: SweProject, offline: Path, keyword: str, selected: set[str]
 ) -> None:
     """Offline, a Hugging Face benchmark collects as one skipped item; local ones list their rows."""
-    run = swe_project.run(str(BENCHMARKS), "-k", keyword, "--collect-only", "-q", *FAST)
+    run = swe_project.run(str(BENCHMARKS), "-k", keyword, "--collect-only", "-q")
     assert run.result.ret == 0, run.result.stdout.str()
     ids = [line for line in run.result.outlines if "::" in line]
     assert {line.split("::")[1] for line in ids} == selected
@@ -352,46 +331,17 @@ def test_keywords_select_these_families_benchmarks_offline(
         assert len([line for line in ids if f"::{name}::" in line]) == 2, name
 
 
-def test_demo_keyword_never_loads_these_families_datasets(swe_project: SweProject, offline: Path) -> None:
-    run = swe_project.run(str(BENCHMARKS), "-k", "demo", "--collect-only", "-q", *FAST)
-    assert run.result.ret == 0, run.result.stdout.str()
-    output = run.result.stdout.str()
-    assert not any(name in output for name in (*HF_BENCHMARKS, *LOCAL_BENCHMARKS))
-    downloads = offline / "hf"
-    fetched = [p.name for p in downloads.iterdir()] if downloads.exists() else []
-    assert not [name for name in fetched if any(s.replace("/", "_") in name for s in HF_BENCHMARKS.values())]
-
-
 # --- end to end -----------------------------------------------------------------------------------------
 
 
-def build_local_images(
-    client: Any, tmp_path_factory: pytest.TempPathFactory, run_uid: str, benchmark: Path
-) -> None:
-    """Rebuild a local benchmark's images once per test run (shared by xdist workers)."""
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
-    done = tmp_path_factory.getbasetemp().parent / f"{benchmark.stem}-{run_uid}.built"
-    with _build_lock(tmp_path_factory):
-        if not done.exists():
-            local_settings, family, rows = _load_benchmark(str(benchmark))
-            images.build_benchmark_images(
-                client, local_settings, family, rows, force=True, log=lambda _: None
-            )
-            done.touch()
-
-
 @pytest.fixture(scope="session")
-def rebench_images(
-    docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory, testrun_uid: str
-) -> None:
-    build_local_images(docker_engine, tmp_path_factory, testrun_uid, LOCAL_YAML)
+def rebench_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    build_local_images(docker_engine, tmp_path_factory, LOCAL_YAML, force=True)
 
 
 @docker
 def test_gold_resolves_every_local_row(swe_project: SweProject, rebench_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold")
     assert run.outcomes() == dict.fromkeys(IDS, "passed"), run.result.stdout.str()
     for case in run.cases:
         assert case.properties["family"] == "swe-rebench" and case.properties["reward"] == "1.0"
@@ -400,7 +350,7 @@ def test_gold_resolves_every_local_row(swe_project: SweProject, rebench_images: 
 
 @docker
 def test_empty_patch_resolves_none(swe_project: SweProject, rebench_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty")
     assert run.outcomes() == dict.fromkeys(IDS, "failed"), run.result.stdout.str()
     for case in run.cases:
         first = next(r for r in ROWS if r["instance_id"] == case.instance_id)["FAIL_TO_PASS"][0]
@@ -409,7 +359,7 @@ def test_empty_patch_resolves_none(swe_project: SweProject, rebench_images: None
 
 @docker
 def test_wrong_patch_fails_naming_the_failing_test(swe_project: SweProject, rebench_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"), *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"))
     case = run.by_id["tinyworks__unitconv-101"]
     assert case.outcome == "failed" and case.properties["patch_applied"] == "true"
     assert (
@@ -420,29 +370,22 @@ def test_wrong_patch_fails_naming_the_failing_test(swe_project: SweProject, rebe
 
 
 @docker
-def test_malformed_rows_error_and_the_others_run(
-    swe_project: SweProject, rebench_images: None, tmp_path: Path
-) -> None:
+def test_malformed_rows_error_and_the_others_run(swe_project: SweProject, rebench_images: None) -> None:
     good = next(r for r in ROWS if r["instance_id"] == "tinyworks__iniread-42")
     bad_json = dict(copy.deepcopy(good), instance_id="tinyworks__iniread-43", FAIL_TO_PASS="[oops")
     bad_parser = copy.deepcopy(good)
     bad_parser.update(instance_id="tinyworks__iniread-44")
     bad_parser["install_config"]["log_parser"] = "parse_log_nonexistent"
-    dataset = tmp_path / "rows.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in (bad_json, good, bad_parser)))
-    swe_project.benchmark(
-        "malformed", f"extends: {LOCAL_YAML}\nname: rebench-malformed\ndataset: {{source: {dataset}}}\n"
-    )
-    run = swe_project.run("benchmarks/", *FAST)
+    swe_project.variant(LOCAL_YAML, "rebench-malformed", [bad_json, good, bad_parser])
+    run = swe_project.run("benchmarks/")
     assert run.outcomes() == {
         "tinyworks__iniread-43": "error",
         "tinyworks__iniread-42": "passed",
         "tinyworks__iniread-44": "error",
     }
-    first, third = run.by_id["tinyworks__iniread-43"], run.by_id["tinyworks__iniread-44"]
-    assert first.properties["error_kind"] == third.properties["error_kind"] == "bad_row"
-    assert "row 1 (tinyworks__iniread-43)" in first.message and "field 'FAIL_TO_PASS'" in first.message
-    assert (
-        "row 3 (tinyworks__iniread-44)" in third.message
-        and "field 'install_config.log_parser'" in third.message
+    run.assert_bad_rows(
+        {
+            "tinyworks__iniread-43": ("row 1 (tinyworks__iniread-43)", "field 'FAIL_TO_PASS'"),
+            "tinyworks__iniread-44": ("row 3 (tinyworks__iniread-44)", "field 'install_config.log_parser'"),
+        }
     )

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,25 +14,21 @@ from pytest_swe.verdict import Verdict
 
 from conftest import REPO
 from conftest import SweProject
-from conftest import _build_lock
+from conftest import benchmark_settings
+from conftest import build_local_images
+from conftest import load_module
+from conftest import read_jsonl
 
 BENCHMARKS = REPO / "benchmarks"
 LOCAL_YAML = BENCHMARKS / "swe-rebench-v2-local.yaml"
 LOCAL = BENCHMARKS / "swe-rebench-v2-local"
-ROWS = [json.loads(line) for line in (LOCAL / "rows.jsonl").read_text().splitlines() if line.strip()]
+ROWS = read_jsonl(LOCAL / "rows.jsonl")
 IDS = sorted(row["instance_id"] for row in ROWS)
 docker = pytest.mark.docker
-FAST = ("-p", "no:hypothesispytest")  # the child runs need no property-based testing plugin
 
 
 def settings() -> BenchmarkSettings:
-    return BenchmarkSettings(
-        name="rebench-v2",
-        family="swe-rebench-v2",
-        dataset={"source": "rows.jsonl"},
-        agent={"name": "gold"},
-        provider={"name": "docker"},
-    )
+    return benchmark_settings("swe-rebench-v2")
 
 
 def row(**fields: Any) -> dict[str, Any]:
@@ -190,22 +182,8 @@ def test_whole_log_grading_and_a_failed_test_patch() -> None:
 # --- the local dataset --------------------------------------------------------------------------------
 
 
-def load_make_rows() -> Any:
-    spec = importlib.util.spec_from_file_location("rebench_v2_local_make_rows", LOCAL / "make_rows.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_local_dataset_is_up_to_date(tmp_path: Path) -> None:
-    for written in load_make_rows().write(tmp_path):
-        assert written.read_bytes() == (LOCAL / written.name).read_bytes(), f"run python {LOCAL}/make_rows.py"
-
-
 def test_local_rows_use_the_published_schema() -> None:
-    columns = load_make_rows().COLUMNS
+    columns = load_module(LOCAL / "make_rows.py").COLUMNS
     for data in ROWS:
         assert tuple(data) == columns
         assert isinstance(data["created_at"], int) and isinstance(data["install_config"]["test_cmd"], list)
@@ -215,33 +193,14 @@ def test_local_rows_use_the_published_schema() -> None:
 # --- end to end -----------------------------------------------------------------------------------------
 
 
-def build_local_images(
-    client: Any, tmp_path_factory: pytest.TempPathFactory, run_uid: str, benchmark: Path
-) -> None:
-    """Rebuild a local benchmark's images once per test run (shared by xdist workers)."""
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
-    done = tmp_path_factory.getbasetemp().parent / f"{benchmark.stem}-{run_uid}.built"
-    with _build_lock(tmp_path_factory):
-        if not done.exists():
-            local_settings, family, rows = _load_benchmark(str(benchmark))
-            images.build_benchmark_images(
-                client, local_settings, family, rows, force=True, log=lambda _: None
-            )
-            done.touch()
-
-
 @pytest.fixture(scope="session")
-def v2_images(
-    docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory, testrun_uid: str
-) -> None:
-    build_local_images(docker_engine, tmp_path_factory, testrun_uid, LOCAL_YAML)
+def v2_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    build_local_images(docker_engine, tmp_path_factory, LOCAL_YAML, force=True)
 
 
 @docker
 def test_gold_resolves_every_local_row(swe_project: SweProject, v2_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold")
     assert run.outcomes() == dict.fromkeys(IDS, "passed"), run.result.stdout.str()
     # The expected test named with its run time ("... [0.12 ms]") matched the parsed name.
     textgrid = run.by_id["tinyworks__textgrid-15"]
@@ -250,7 +209,7 @@ def test_gold_resolves_every_local_row(swe_project: SweProject, v2_images: None)
 
 @docker
 def test_empty_patch_resolves_none(swe_project: SweProject, v2_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty")
     assert run.outcomes() == dict.fromkeys(IDS, "failed"), run.result.stdout.str()
     durations = run.by_id["tinyworks__durations-7"]
     assert "tests/test_parse.py::test_compound[1h30m-5400] (FAILED)" in durations.message
@@ -261,7 +220,7 @@ def test_empty_patch_resolves_none(swe_project: SweProject, v2_images: None) -> 
 
 @docker
 def test_wrong_patch_fails_naming_the_broken_test(swe_project: SweProject, v2_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"), *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"))
     case = run.by_id["tinyworks__durations-7"]
     assert case.outcome == "failed"
     assert (
@@ -272,30 +231,22 @@ def test_wrong_patch_fails_naming_the_broken_test(swe_project: SweProject, v2_im
 
 
 @docker
-def test_malformed_rows_error_and_the_others_run(
-    swe_project: SweProject, v2_images: None, tmp_path: Path
-) -> None:
+def test_malformed_rows_error_and_the_others_run(swe_project: SweProject, v2_images: None) -> None:
     good = next(r for r in ROWS if r["instance_id"] == "tinyworks__durations-7")
     no_image = dict(copy.deepcopy(good), instance_id="tinyworks__durations-8", image_name=None)
     bad_parser = copy.deepcopy(good)
     bad_parser["instance_id"] = "tinyworks__durations-9"
     bad_parser["install_config"]["log_parser"] = "parse_log_nonexistent"
-    dataset = tmp_path / "rows.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in (no_image, good, bad_parser)))
-    swe_project.benchmark(
-        "malformed", f"extends: {LOCAL_YAML}\nname: v2-malformed\ndataset: {{source: {dataset}}}\n"
-    )
-    run = swe_project.run("benchmarks/", *FAST)
+    swe_project.variant(LOCAL_YAML, "v2-malformed", [no_image, good, bad_parser])
+    run = swe_project.run("benchmarks/")
     assert run.outcomes() == {
         "tinyworks__durations-8": "error",
         "tinyworks__durations-7": "passed",
         "tinyworks__durations-9": "error",
     }
-    no_image_case, parser_case = run.by_id["tinyworks__durations-8"], run.by_id["tinyworks__durations-9"]
-    assert no_image_case.properties["error_kind"] == "bad_row"
-    assert (
-        "row 1 (tinyworks__durations-8)" in no_image_case.message
-        and "field 'image_name'" in no_image_case.message
+    run.assert_bad_rows(
+        {
+            "tinyworks__durations-8": ("row 1 (tinyworks__durations-8)", "field 'image_name'"),
+            "tinyworks__durations-9": ("row 3 (tinyworks__durations-9)", "field 'install_config.log_parser'"),
+        }
     )
-    assert "row 3 (tinyworks__durations-9)" in parser_case.message
-    assert "field 'install_config.log_parser'" in parser_case.message

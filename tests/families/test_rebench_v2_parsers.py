@@ -21,6 +21,8 @@ from pytest_swe.families.logparsers import LogParseError
 from pytest_swe.families.logparsers import ParseContext
 from pytest_swe.verdict import Verdict
 
+from conftest import benchmark_settings
+
 LOGS = Path(__file__).parent / "data" / "rebench_v2_logs"
 P, F, S, E, X = "PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"
 
@@ -1452,13 +1454,7 @@ def test_strip_js_duration() -> None:
 
 
 def settings() -> BenchmarkSettings:
-    return BenchmarkSettings(
-        name="rebench-v2",
-        family="swe-rebench-v2",
-        dataset={"source": "rows.jsonl"},
-        agent={"name": "gold"},
-        provider={"name": "docker"},
-    )
+    return benchmark_settings("swe-rebench-v2")
 
 
 def v2_task(parser: str, fail_to_pass: list[str], pass_to_pass: list[str]) -> Any:

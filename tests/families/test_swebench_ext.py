@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,25 +14,23 @@ from pytest_swe.families import swebench_ext as ext
 
 from conftest import REPO
 from conftest import SweProject
-from conftest import _build_lock
+from conftest import benchmark_settings
+from conftest import build_local_images
+from conftest import read_jsonl
+from conftest import run_in_repo
+from conftest import write_jsonl
 
+LOCAL_YAML = REPO / "benchmarks" / "swe-bench-ext-local.yaml"
 LOCAL = REPO / "benchmarks" / "swe-bench-ext-local"
 DATASET = LOCAL / "swe-bench-ext-local.jsonl"
 PREDICTIONS = LOCAL / "predictions-wrong.jsonl"
-ROWS = [json.loads(line) for line in DATASET.read_text().splitlines() if line.strip()]
+ROWS = read_jsonl(DATASET)
 IDS = sorted(row["instance_id"] for row in ROWS)
 docker = pytest.mark.docker
 
 
 def settings(**images: Any) -> BenchmarkSettings:
-    return BenchmarkSettings(
-        name="ext",
-        family="swe-bench-ext",
-        dataset={"source": "rows.jsonl"},
-        agent={"name": "gold"},
-        provider={"name": "docker"},
-        images=images,
-    )
+    return benchmark_settings("swe-bench-ext", images=images)
 
 
 def flat_row(**fields: Any) -> dict[str, Any]:
@@ -341,22 +336,6 @@ def test_extra_tests_do_not_matter_and_short_ids_match_one_test() -> None:
 # --- benchmark files and collection ----------------------------------------------------------------
 
 
-def indexed_ids(cache: Path) -> set[str]:
-    """Instance ids of every dataset index a run built (each dataset it loaded has one)."""
-    return {i for path in (cache / "index").glob("*.json") for i in json.loads(path.read_text())["ids"] if i}
-
-
-def run_in_repo(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=300,
-    )
-
-
 def test_collect_offline_skips_the_internal_dataset_with_its_reason(tmp_path: Path) -> None:
     env = {
         "PYTEST_SWE_CACHE": str(tmp_path / "cache"),
@@ -379,56 +358,16 @@ def test_environment_variable_points_the_benchmark_at_a_dataset(tmp_path: Path) 
     ]
 
 
-def test_demo_selection_never_loads_these_benchmarks(tmp_path: Path) -> None:
-    env = {
-        "PYTEST_SWE_CACHE": str(tmp_path / "cache"),
-        "SWE_BENCH_EXT_DATASET": str(tmp_path / "absent.jsonl"),
-    }
-    out = run_in_repo("benchmarks/", "-k", "demo", "--collect-only", "-q", "-W", "default", env=env)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "swe-bench-ext" not in out.stdout and "dataset unavailable" not in out.stdout
-    assert indexed_ids(tmp_path / "cache") and not indexed_ids(tmp_path / "cache") & set(IDS)
-
-
-def test_dataset_file_is_up_to_date(tmp_path: Path) -> None:
-    subprocess.run(
-        [sys.executable, str(LOCAL / "make_rows.py"), "--out-dir", str(tmp_path)],
-        check=True,
-        capture_output=True,
-    )
-    assert (tmp_path / DATASET.name).read_text() == DATASET.read_text(), (
-        "run benchmarks/swe-bench-ext-local/make_rows.py"
-    )
-    assert (tmp_path / PREDICTIONS.name).read_text() == PREDICTIONS.read_text()
-
-
 # --- end to end in Docker --------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
 def ext_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
-    with _build_lock(tmp_path_factory):
-        bench_settings, family, rows = _load_benchmark(str(REPO / "benchmarks" / "swe-bench-ext-local.yaml"))
-        images.build_benchmark_images(docker_engine, bench_settings, family, rows, log=lambda _: None)
-    return [family.normalize(row, bench_settings).image for row in rows]
+    return build_local_images(docker_engine, tmp_path_factory, LOCAL_YAML, force=True)
 
 
 def local_benchmark(project: SweProject, dataset: Path = DATASET) -> Path:
-    return project.benchmark(
-        "extlocal",
-        f"""
-        name: extlocal
-        family: swe-bench-ext
-        dataset: {{source: {dataset}, split: test}}
-        agent: gold
-        provider: docker
-        timeouts: {{agent: 300, eval: 300}}
-        limits: {{memory: 1g, cpus: 1, pids: 512}}
-        """,
-    )
+    return project.local("extlocal", "swe-bench-ext", dataset)
 
 
 @docker
@@ -441,9 +380,7 @@ def test_gold_resolves_every_row_and_malformed_rows_error_alone(
         dict(wordcount, instance_id="bad__f2p-json-2", fail_to_pass='["tests/test_core.py::x"'),
         dict(wordcount, instance_id="bad__framework-3", test_framework="nosetests"),
     ]
-    dataset = tmp_path / "rows.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in [*ROWS, *bad]))
-    local_benchmark(swe_project, dataset)
+    local_benchmark(swe_project, write_jsonl(tmp_path / "rows.jsonl", [*ROWS, *bad]))
     run = swe_project.run("benchmarks/", "--swe-agent", "gold")
     outcomes = run.outcomes()
     assert {i: outcomes[i] for i in IDS} == dict.fromkeys(IDS, "passed")
@@ -452,15 +389,13 @@ def test_gold_resolves_every_row_and_malformed_rows_error_alone(
             case.properties["reward"] == "1.0"
             and case.properties["f2p_passed"] == case.properties["f2p_total"] != "0"
         )
-    expected = {
-        "bad__no-image-1": ("row 3 (bad__no-image-1)", "field 'image'"),
-        "bad__f2p-json-2": ("row 4 (bad__f2p-json-2)", "field 'fail_to_pass'"),
-        "bad__framework-3": ("row 5 (bad__framework-3)", "field 'test_framework'"),
-    }
-    for instance_id, (row, field) in expected.items():
-        case = run.by_id[instance_id]
-        assert case.outcome == "error" and case.properties["error_kind"] == "bad_row"
-        assert row in case.message and field in case.message
+    run.assert_bad_rows(
+        {
+            "bad__no-image-1": ("row 3 (bad__no-image-1)", "field 'image'"),
+            "bad__f2p-json-2": ("row 4 (bad__f2p-json-2)", "field 'fail_to_pass'"),
+            "bad__framework-3": ("row 5 (bad__framework-3)", "field 'test_framework'"),
+        }
+    )
 
 
 @docker

@@ -4,10 +4,7 @@ and end to end in Docker."""
 from __future__ import annotations
 
 import copy
-import importlib.util
-import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,28 +18,23 @@ from pytest_swe.verdict import Verdict
 
 from conftest import REPO
 from conftest import SweProject
-from conftest import _build_lock
+from conftest import benchmark_settings
+from conftest import build_local_images
+from conftest import load_module
+from conftest import read_jsonl
 
 BENCHMARKS = REPO / "benchmarks"
 LOCAL_YAML = BENCHMARKS / "swe-smith-local.yaml"
 LOCAL = BENCHMARKS / "swe-smith-local"
-ROWS = [json.loads(line) for line in (LOCAL / "rows.jsonl").read_text().splitlines() if line.strip()]
+ROWS = read_jsonl(LOCAL / "rows.jsonl")
 IDS = sorted(row["instance_id"] for row in ROWS)
 IN_IMAGE = next(r for r in ROWS if r["instance_id"].endswith("func_pm_op_change__k3j2h1ab"))
 NOT_IN_IMAGE = next(r for r in ROWS if r["instance_id"].endswith("lm_rewrite__p9q8r7st"))
 docker = pytest.mark.docker
-FAST = ("-p", "no:hypothesispytest")  # the child runs need no property-based testing plugin
 
 
 def settings(**images: Any) -> BenchmarkSettings:
-    return BenchmarkSettings(
-        name="smith",
-        family="swe-smith",
-        dataset={"source": "rows.jsonl"},
-        agent={"name": "gold"},
-        provider={"name": "docker"},
-        images=images,
-    )
+    return benchmark_settings("swe-smith", images=images)
 
 
 BUG = """\
@@ -306,24 +298,9 @@ def test_agent_repository_keeps_no_history(smith_repo: tuple[Path, str, str], tm
 # --- the local dataset --------------------------------------------------------------------------------
 
 
-def load_make_rows() -> Any:
-    spec = importlib.util.spec_from_file_location("swesmith_local_make_rows", LOCAL / "make_rows.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_local_dataset_is_up_to_date(tmp_path: Path) -> None:
-    for written in load_make_rows().write(tmp_path):
-        committed = LOCAL / written.relative_to(tmp_path)
-        assert written.read_bytes() == committed.read_bytes(), f"run python {LOCAL}/make_rows.py"
-
-
 def test_local_rows_use_the_published_schema() -> None:
     for data in ROWS:
-        assert tuple(data) == load_make_rows().COLUMNS
+        assert tuple(data) == load_module(LOCAL / "make_rows.py").COLUMNS
         assert data["repo"] == "swesmith/" + data["instance_id"].rsplit(".", 1)[0]
         assert data["image_name"] == "swesmith.x86_64." + data["repo"].removeprefix("swesmith/")
     assert len({r["image_name"] for r in ROWS}) == 1  # one image per repository at a commit
@@ -333,26 +310,13 @@ def test_local_rows_use_the_published_schema() -> None:
 
 
 @pytest.fixture(scope="session")
-def smith_images(
-    docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory, testrun_uid: str
-) -> None:
-    """The local image, rebuilt once per test run (shared by xdist workers)."""
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
-    done = tmp_path_factory.getbasetemp().parent / f"{LOCAL_YAML.stem}-{testrun_uid}.built"
-    with _build_lock(tmp_path_factory):
-        if not done.exists():
-            local_settings, family, rows = _load_benchmark(str(LOCAL_YAML))
-            images.build_benchmark_images(
-                docker_engine, local_settings, family, rows, force=True, log=lambda _: None
-            )
-            done.touch()
+def smith_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    build_local_images(docker_engine, tmp_path_factory, LOCAL_YAML, force=True)
 
 
 @docker
 def test_gold_resolves_every_local_row(swe_project: SweProject, smith_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "gold")
     assert run.outcomes() == dict.fromkeys(IDS, "passed"), run.result.stdout.str()
     prepared = {case.instance_id: Path(case.properties["prepare_log_path"]).read_text() for case in run.cases}
     assert "checked out" in prepared[IN_IMAGE["instance_id"]]
@@ -361,7 +325,7 @@ def test_gold_resolves_every_local_row(swe_project: SweProject, smith_images: No
 
 @docker
 def test_empty_patch_resolves_none(swe_project: SweProject, smith_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty", *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-agent", "empty")
     assert run.outcomes() == dict.fromkeys(IDS, "failed"), run.result.stdout.str()
     assert "tests/test_truncate.py::test_exact_width (FAILED)" in run.by_id[IN_IMAGE["instance_id"]].message
     assert "tests/test_slug.py::test_digits_kept (FAILED)" in run.by_id[NOT_IN_IMAGE["instance_id"]].message
@@ -369,7 +333,7 @@ def test_empty_patch_resolves_none(swe_project: SweProject, smith_images: None) 
 
 @docker
 def test_wrong_patch_fails_naming_the_broken_tests(swe_project: SweProject, smith_images: None) -> None:
-    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"), *FAST)
+    run = swe_project.run(str(LOCAL_YAML), "--swe-predictions", str(LOCAL / "predictions-wrong.jsonl"))
     case = run.by_id[IN_IMAGE["instance_id"]]
     assert case.outcome == "failed" and case.properties["f2p_passed"] == "1"
     assert "PASS_TO_PASS failing (2 of 3)" in case.message
@@ -378,29 +342,25 @@ def test_wrong_patch_fails_naming_the_broken_tests(swe_project: SweProject, smit
 
 
 @docker
-def test_malformed_rows_error_and_the_others_run(
-    swe_project: SweProject, smith_images: None, tmp_path: Path
-) -> None:
+def test_malformed_rows_error_and_the_others_run(swe_project: SweProject, smith_images: None) -> None:
     good = copy.deepcopy(NOT_IN_IMAGE)
     no_image = dict(
         copy.deepcopy(good), instance_id=good["instance_id"] + "x", image_name=None, repo="tinyworks/strkit"
     )
     bad_json = dict(copy.deepcopy(good), instance_id=good["instance_id"] + "y", PASS_TO_PASS="[oops")
-    dataset = tmp_path / "rows.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in (no_image, bad_json, good)))
-    swe_project.benchmark(
-        "malformed", f"extends: {LOCAL_YAML}\nname: smith-malformed\ndataset: {{source: {dataset}}}\n"
-    )
-    run = swe_project.run("benchmarks/", *FAST)
+    swe_project.variant(LOCAL_YAML, "smith-malformed", [no_image, bad_json, good])
+    run = swe_project.run("benchmarks/")
     assert run.outcomes() == {
         no_image["instance_id"]: "error",
         bad_json["instance_id"]: "error",
         good["instance_id"]: "passed",
     }
-    first, second = run.by_id[no_image["instance_id"]], run.by_id[bad_json["instance_id"]]
-    assert f"row 1 ({no_image['instance_id']})" in first.message and "field 'image_name'" in first.message
-    assert f"row 2 ({bad_json['instance_id']})" in second.message and "field 'PASS_TO_PASS'" in second.message
-    assert first.properties["error_kind"] == second.properties["error_kind"] == "bad_row"
+    run.assert_bad_rows(
+        {
+            no_image["instance_id"]: (f"row 1 ({no_image['instance_id']})", "field 'image_name'"),
+            bad_json["instance_id"]: (f"row 2 ({bad_json['instance_id']})", "field 'PASS_TO_PASS'"),
+        }
+    )
 
 
 AGENT_VIEW = """
@@ -432,5 +392,5 @@ def test_agent_sandbox_holds_the_bug_without_the_clean_history(
     clean = gitsnap.commit_id(LOCAL / "instances" / "tinyworks__strkit" / "repo", swe_project.path / "scratch")
     source = AGENT_VIEW.format(ids=IDS, benchmark=str(LOCAL_YAML), clean=clean)
     swe_project.pytester.makepyfile(test_agent_view=source)
-    run = swe_project.run("test_agent_view.py", *FAST)
+    run = swe_project.run("test_agent_view.py")
     run.result.assert_outcomes(passed=2)

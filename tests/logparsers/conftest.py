@@ -19,6 +19,8 @@ from .logparsers_official import OfficialParsers
 from .logparsers_official import missing_reason
 from .logparsers_runners import PROJECTS
 from .logparsers_runners import RUNNERS
+from conftest import run_shared_dir
+from conftest import unavailable
 
 # Sample projects contain test files of their own runners; they are run, never collected here.
 collect_ignore = ["projects", "fixtures", "official_driver.py"]
@@ -29,24 +31,10 @@ def worker_name() -> str:
     return os.environ.get("PYTEST_XDIST_WORKER", "master")
 
 
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() == "true"
-
-
-def unavailable(reason: str) -> None:
-    """CI must not pass by skipping what it was set up to check; elsewhere a missing tool skips."""
-    if in_ci():
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="session")
 def shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory every xdist worker of this run sees (the parent of the workers' base temps)."""
-    root = tmp_path_factory.getbasetemp()
-    if worker_name() != "master":
-        root = root.parent
-    directory = root / "logparser-logs"
+    directory = run_shared_dir(tmp_path_factory) / "logparser-logs"
     directory.mkdir(exist_ok=True)
     return directory
 

@@ -7,31 +7,19 @@ code.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pytest_swe.families.logparsers import LogParseError
 from pytest_swe.families.logparsers import ParseContext
 from pytest_swe.families.logparsers import get_parser
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from conftest import JsonLinesDriver
+from conftest import official_venv
+
 DRIVER = Path(__file__).with_name("official_driver.py")
-
-RELEASES = {
-    # release -> (environment variable that overrides the venv, default venv directory)
-    "5.0.2": ("PYTEST_SWE_OFFICIAL_VENV", REPO_ROOT / ".venv-official"),
-    "4.1.0": ("PYTEST_SWE_OFFICIAL_V4_VENV", REPO_ROOT / ".venv-official-v4"),
-}
-
-
-def official_venv(release: str) -> Path:
-    variable, default = RELEASES[release]
-    return Path(os.environ.get(variable) or default)
 
 
 def missing_reason(release: str) -> str | None:
@@ -71,36 +59,19 @@ def our_outcome(parser: str, log: str, ctx: ParseContext, release: str) -> Outco
         return Outcome(raised=f"LogParseError: {exc}")
 
 
-class OfficialParsers:
+class OfficialParsers(JsonLinesDriver):
     """One long-lived driver process per official release (imports take over a second)."""
 
     def __init__(self, release: str) -> None:
         self.release = release
         python = official_venv(release) / "bin" / "python"
-        self._process = subprocess.Popen(
-            [str(python), str(DRIVER)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            encoding="utf-8",
-            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-        )
-
-    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        assert self._process.stdin is not None and self._process.stdout is not None
-        self._process.stdin.write(json.dumps(request) + "\n")
-        self._process.stdin.flush()
-        answer = self._process.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"official swebench {self.release} driver exited ({self._process.poll()})")
-        return json.loads(answer)
+        super().__init__(python, DRIVER, f"official swebench {release} driver")
 
     def names(self) -> list[str]:
-        return self._ask({"op": "names"})["ok"]
+        return self.ask({"op": "names"})["ok"]
 
     def repo_map(self) -> dict[str, list[str]]:
-        return self._ask({"op": "repo_map"})["ok"]
+        return self.ask({"op": "repo_map"})["ok"]
 
     def parse(self, parser: str, log: str, ctx: ParseContext) -> Outcome:
         spec = {
@@ -110,18 +81,10 @@ class OfficialParsers:
             "FAIL_TO_PASS": list(ctx.fail_to_pass),
             "PASS_TO_PASS": list(ctx.pass_to_pass),
         }
-        answer = self._ask({"op": "parse", "parser": parser, "log": log, "spec": spec})
+        answer = self.ask({"op": "parse", "parser": parser, "log": log, "spec": spec})
         if "raised" in answer:
             return Outcome(raised=answer["raised"])
         return Outcome(statuses=answer["ok"])
-
-    def close(self) -> None:
-        if self._process.stdin:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
 
 
 def compare(ours: Outcome, official: Outcome) -> str | None:
@@ -143,7 +106,7 @@ def compare(ours: Outcome, official: Outcome) -> str | None:
     return f"{len(lines)} ids differ:\n{shown}{more}"
 
 
-if __name__ == "__main__":  # manual check: python logparsers_official.py PARSER < log
+if __name__ == "__main__":  # manual check, from tests/: python -m logparsers.logparsers_official PARSER < log
     name = sys.argv[1]
     text = sys.stdin.read()
     client = OfficialParsers("5.0.2")

@@ -15,7 +15,7 @@ from secutil import run_measured
 from secutil import shared_run
 
 from conftest import REPO
-from conftest import _build_lock
+from conftest import build_local_images
 from conftest import labelled_containers
 
 pytestmark = pytest.mark.docker
@@ -43,14 +43,9 @@ def local_benchmarks() -> list[Path]:
 def family_images(
     docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory
 ) -> list[Path]:
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
-
     benchmarks = local_benchmarks()
-    with _build_lock(tmp_path_factory):
-        for path in benchmarks:
-            settings, family, rows = _load_benchmark(str(path))
-            images.build_benchmark_images(docker_engine, settings, family, rows, log=lambda _: None)
+    for path in benchmarks:
+        build_local_images(docker_engine, tmp_path_factory, path)
     return benchmarks
 
 

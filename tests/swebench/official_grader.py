@@ -8,47 +8,23 @@ and are skipped elsewhere.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import JsonLinesDriver
+from conftest import official_python
+
 DRIVER = Path(__file__).parent / "data" / "official_grader_driver.py"
 RELEASE = "5.0.2"
 
 
-def official_python() -> Path:
-    """The official venv's interpreter; fails the test in CI and skips it elsewhere when missing."""
-    venv = Path(os.environ.get("PYTEST_SWE_OFFICIAL_VENV") or ROOT / ".venv-official")
-    python = venv / "bin" / "python"
-    if python.is_file():
-        return python
-    message = (
-        f"the official swebench {RELEASE} venv is missing ({venv}); run .ci/official-venv.sh "
-        "(or point PYTEST_SWE_OFFICIAL_VENV at one)"
-    )
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
-
-
-class OfficialGrader:
+class OfficialGrader(JsonLinesDriver):
     """One long-lived driver process (importing the official package takes about two seconds)."""
 
     def __init__(self) -> None:
-        self._process = subprocess.Popen(
-            [str(official_python()), str(DRIVER)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            encoding="utf-8",
-            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-        )
+        super().__init__(official_python(RELEASE), DRIVER, "the official grader driver")
         installed = self._ask({"op": "version"})
         if installed != RELEASE:
             self.close()
@@ -57,13 +33,7 @@ class OfficialGrader:
             )
 
     def _ask(self, request: dict[str, Any]) -> Any:
-        assert self._process.stdin is not None and self._process.stdout is not None
-        self._process.stdin.write(json.dumps(request) + "\n")
-        self._process.stdin.flush()
-        line = self._process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the official grader driver exited ({self._process.poll()})")
-        answer = json.loads(line)
+        answer = self.ask(request)
         if "raised" in answer:
             raise RuntimeError(f"official grader raised {answer['raised']} on {request['op']}")
         return answer["ok"]
@@ -104,12 +74,3 @@ class OfficialGrader:
 
     def eval_scripts(self, rows: list[dict[str, Any]]) -> list[str]:
         return self._ask({"op": "eval_scripts", "rows": rows})
-
-    def close(self) -> None:
-        if self._process.stdin:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()

@@ -15,7 +15,6 @@ in the official shape, and their images follow the official layout (/testbed, a 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -31,26 +30,20 @@ from pytest_swe.errors import ConfigError
 from pytest_swe.errors import RowError
 from pytest_swe.families.swebench import grading
 
-ROOT = Path(__file__).resolve().parents[2]
-BENCHMARK = ROOT / "benchmarks" / "swebench-classic-local.yaml"
-DATA = ROOT / "benchmarks" / "swebench-classic-local"
-ROWS = [json.loads(line) for line in (DATA / "rows.jsonl").read_text().splitlines() if line.strip()]
+from conftest import REPO
+from conftest import SWEBENCH_CLASSIC_COLUMNS
+from conftest import _build_lock
+from conftest import build_local_images
+from conftest import official_python
+from conftest import read_jsonl
+from conftest import require_docker
+from conftest import run_shared_dir
+
+BENCHMARK = REPO / "benchmarks" / "swebench-classic-local.yaml"
+DATA = REPO / "benchmarks" / "swebench-classic-local"
+ROWS = read_jsonl(DATA / "rows.jsonl")
 ROWS_BY_ID = {row["instance_id"]: row for row in ROWS}
-CLASSIC_COLUMNS = {
-    "repo",
-    "instance_id",
-    "base_commit",
-    "patch",
-    "test_patch",
-    "problem_statement",
-    "hints_text",
-    "created_at",
-    "version",
-    "FAIL_TO_PASS",
-    "PASS_TO_PASS",
-    "environment_setup_commit",
-}
-V4_VENV = Path(os.environ.get("PYTEST_SWE_OFFICIAL_V4_VENV") or ROOT / ".venv-official-v4")
+CLASSIC_COLUMNS = set(SWEBENCH_CLASSIC_COLUMNS)
 # Runs in the 4.1.0 venv: the benchmark's specs go into the official table, then the official
 # generator writes each row's eval script (the environment script, which downloads, is stubbed).
 V4_SCRIPTS = """
@@ -72,12 +65,6 @@ def load_benchmark() -> tuple[Any, Any, list[dict[str, Any]]]:
     return _load_benchmark(str(BENCHMARK))
 
 
-def unavailable(message: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
-
-
 # --- the data and the scripts (no Docker) ------------------------------------------------------
 
 
@@ -90,9 +77,7 @@ def test_rows_are_classic_and_up_to_date() -> None:
 
 
 def test_eval_scripts_match_official_v4() -> None:
-    python = V4_VENV / "bin" / "python"
-    if not python.is_file():
-        unavailable(f"the official swebench 4.1.0 venv is missing ({V4_VENV}); run .ci/official-venv.sh")
+    python = official_python("4.1.0")
     settings, family, rows = load_benchmark()
     specs = {
         repo: {version: dict(fields) for version, fields in entry["versions"].items()}
@@ -151,7 +136,7 @@ def run_pytest(work: Path, name: str, agent: str) -> subprocess.Popen[str]:
 
 
 @pytest.fixture(scope="module")
-def classic_runs(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Path]:
+def classic_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The benchmark run once with gold and once with empty (at the same time); their JUnit files.
 
     The runs happen once per test session: the first xdist worker to get here runs them in a
@@ -159,24 +144,16 @@ def classic_runs(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> di
     """
     from pytest_swe import images
 
-    from conftest import docker_client
-
-    shared = tmp_path_factory.getbasetemp()
-    if worker_id != "master":
-        shared = shared.parent
+    shared = run_shared_dir(tmp_path_factory)
     work = shared / "classic-runs"
     junits = {name: work / f"{name}.xml" for name in ("gold", "empty")}
     with FileLock(str(shared / "classic-runs.lock")):
         if (work / "done").exists():
             return junits
-        try:
-            client = docker_client()
-        except Exception as exc:
-            unavailable(f"these tests need a running Docker engine ({exc}); .ci/run starts one")
-        with FileLock(str(tmp_path_factory.getbasetemp().parent / "images.lock")):  # as conftest.py locks
+        client = require_docker()
+        with _build_lock(tmp_path_factory):
             images.build_base(client, log=lambda _: None)
-            settings, family, rows = load_benchmark()
-            images.build_benchmark_images(client, settings, family, rows, log=lambda _: None)
+        build_local_images(client, tmp_path_factory, BENCHMARK)
         work.mkdir(exist_ok=True)
         processes = {name: run_pytest(work, name, name) for name in junits}
         for name, process in processes.items():

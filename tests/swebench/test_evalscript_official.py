@@ -16,7 +16,6 @@ Without the venv these tests fail in CI (``CI=true``) and are skipped elsewhere.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Mapping
 from functools import cache
@@ -33,9 +32,8 @@ from pytest_swe.families.swebench.specs import known_repos
 from pytest_swe.families.swebench.specs import spec_for
 
 from conftest import SHARED_DATA
+from conftest import official_python
 
-ROOT = Path(__file__).resolve().parents[2]
-V4_VENV = Path(os.environ.get("PYTEST_SWE_OFFICIAL_V4_VENV", ROOT / ".venv-official-v4"))
 ORACLE = Path(__file__).parent / "data" / "official_v4_oracle.py"
 DATA_ROOT = SHARED_DATA
 V5_SPLITS = ("verified-test", "lite-test", "lite-dev", "full-dev")
@@ -59,23 +57,10 @@ COMPARED_FIELDS = {
 }
 
 
-def _official_python() -> Path:
-    python = V4_VENV / "bin" / "python"
-    if python.is_file():
-        return python
-    message = (
-        f"the official swebench 4.1.0 venv is missing ({V4_VENV}); run .ci/official-venv.sh "
-        "(or point PYTEST_SWE_OFFICIAL_V4_VENV at one)"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 @cache
 def _ask_oracle(request_json: str) -> dict[str, Any]:
     completed = subprocess.run(
-        [str(_official_python()), str(ORACLE)],
+        [str(official_python("4.1.0")), str(ORACLE)],
         input=request_json,
         capture_output=True,
         text=True,
