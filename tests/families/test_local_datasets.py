@@ -42,17 +42,7 @@ def local_ids(local: str) -> set[str]:
     return {rid for row in read_jsonl(BENCHMARKS / local / dataset) if (rid := family.row_id(row))}
 
 
-@pytest.mark.parametrize(
-    "local",
-    [
-        "nv-internal-local",
-        "swe-bench-ext-local",
-        "swe-rebench-local",
-        "swe-rebench-v2-local",
-        "r2e-gym-local",
-        "swe-smith-local",
-    ],
-)
+@pytest.mark.parametrize("local", sorted(LOCAL_DATASETS))
 def test_dataset_file_is_up_to_date(local: str, tmp_path: Path) -> None:
     """The dataset, the wrong predictions (and any other file) are what ``make_rows.py`` writes."""
     source = BENCHMARKS / local
