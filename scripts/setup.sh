@@ -37,7 +37,7 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 extras="hf"
-[ "$TESTS" = 1 ] && extras="dev,hf${PYTEST_SWE_TEST_EXTRAS:+,$PYTEST_SWE_TEST_EXTRAS}"
+[ "$TESTS" = 1 ] && extras="dev,hf,mini"
 log "installing pytest-swe[$extras]"
 if ! "$PY" -m pip install -q -e ".[$extras]" >/tmp/pytest-swe-pip.log 2>&1; then
   cat /tmp/pytest-swe-pip.log >&2

@@ -6,6 +6,7 @@ several items at once, to keep the number of runs, and so CI time, small.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import signal
 import subprocess
@@ -27,6 +28,7 @@ from conftest import DEMO_DIR
 from conftest import DEMO_JSONL
 from conftest import SweProject
 from conftest import labelled_containers
+from conftest import unavailable
 
 pytestmark = pytest.mark.docker
 
@@ -342,7 +344,8 @@ def test_mini_swe_agent_resolves(
     swe_project: SweProject, demo_images: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SWE_E2E_KEY", "sk-mini")
-    pytest.importorskip("minisweagent", reason="needs the mini extra: pip install -e '.[mini]'")
+    if importlib.util.find_spec("minisweagent") is None:
+        unavailable("needs the mini extra: pip install -e '.[mini]' (scripts/setup.sh --tests installs it)")
     tool_fix = [bash(c) for c in fix_commands("demo__routes-1")]
     scripts = {
         KEYS["demo__routes-1"]: Script(

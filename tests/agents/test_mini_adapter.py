@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from pytest_swe.agents.mini import MiniSweAgent
 from pytest_swe.agents.mini import SandboxEnvironment
 from pytest_swe.errors import ConfigError
 
+from conftest import unavailable
+
 
 def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "minisweagent", None)  # makes "import minisweagent" fail
@@ -20,7 +23,9 @@ def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_sandbox_environment_follows_the_v2_protocol(tmp_path: Path) -> None:
-    exceptions = pytest.importorskip("minisweagent.exceptions")
+    if importlib.util.find_spec("minisweagent") is None:
+        unavailable("needs the mini extra: pip install -e '.[mini]' (scripts/setup.sh --tests installs it)")
+    import minisweagent.exceptions as exceptions
     env = SandboxEnvironment(LocalSandbox(tmp_path), cwd=str(tmp_path), timeout=1, env={"GREETING": "hi"})
     ok = env.execute({"command": "echo $GREETING > f && cat f; exit 3"})
     assert ok == {"output": "hi\n", "returncode": 3, "exception_info": ""}
