@@ -21,6 +21,7 @@ from pytest_swe.policy import inspect_patch
 from pytest_swe.task import test_list
 
 from conftest import SHARED_DATA
+from conftest import unavailable
 
 DATA = SHARED_DATA
 REPO = Path(__file__).resolve().parents[2]
@@ -41,7 +42,7 @@ def swebench_rows() -> list[dict[str, Any]]:
 def rows() -> list[dict[str, Any]]:
     found = swebench_rows()
     if not found:
-        pytest.skip(f"no SWE-bench rows under {DATA} (set PYTEST_SWE_SHARED_DATA)")
+        unavailable(f"no SWE-bench rows under {DATA} (set PYTEST_SWE_SHARED_DATA)")
     return found
 
 

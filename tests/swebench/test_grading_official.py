@@ -29,6 +29,7 @@ from pytest_swe.families.logparsers import get_parser
 from pytest_swe.families.swebench import grading
 
 from conftest import SHARED_DATA
+from conftest import unavailable
 
 FAIL_ONLY = grading.FAIL_ONLY
 PASS_AND_FAIL = grading.PASS_AND_FAIL
@@ -336,7 +337,7 @@ def test_recorded_exit_code_script_matches_official(official: OfficialGrader) ->
 
     files = sorted((DATA_ROOT / "swebench-v5").glob("*.parquet"))
     if not files:
-        pytest.skip(f"no published v5 rows under {DATA_ROOT / 'swebench-v5'} (PYTEST_SWE_SHARED_DATA)")
+        unavailable(f"no published v5 rows under {DATA_ROOT / 'swebench-v5'} (PYTEST_SWE_SHARED_DATA)")
     rows = [{k: row[k] for k in V5_FIELDS} for path in files for row in pq.read_table(path).to_pylist()]
     theirs = official.eval_scripts(rows)
     mismatched = [
