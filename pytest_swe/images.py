@@ -101,8 +101,7 @@ def _build_with_debootstrap(client: Any, tag: str, log: Log) -> None:
         archive = Path(tmp) / "rootfs.tar"
         subprocess.run(["tar", "-C", str(rootfs), "-cf", str(archive), "."], check=True)
         repository, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
-        with open(archive, "rb") as fh:
-            client.api.import_image_from_stream(fh, repository=repository, tag=version)
+        client.api.import_image_from_file(str(archive), repository=repository, tag=version)
     log(f"imported {tag} from a debootstrap root filesystem")
 
 
