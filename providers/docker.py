@@ -33,6 +33,9 @@ from pytest_swe.sandbox import RunInfo
 from pytest_swe.sandbox import SandboxSpec
 
 DEFAULT_OUTPUT_LIMIT = 4_000_000
+OUTPUT_DRAIN_SECONDS = 10.0
+"""After a command exits, how long its output may still take to arrive (Docker ends the stream)."""
+EXEC_START_SECONDS = 60.0
 KEEP_TTL = 24 * 3600
 _PIDDIR = "/tmp/.pytest-swe"
 DEFAULT_DISK_LIMIT = "10g"
@@ -84,11 +87,14 @@ def _tree_bytes(root: str, budget: float = 2.0) -> int | None:
 
 # Runs the command in bash when the image has it, recording the shell's pid so a timeout
 # can kill exactly this command's process tree. stderr joins stdout in the shell, so the
-# combined output keeps the order in which lines were written.
+# combined output keeps the order in which lines were written. The wrapper ends the output
+# with an end mark unique to this exec: output that arrives without it was cut in transit.
 _EXEC_WRAPPER = (
     'mkdir -p {piddir} 2>/dev/null && echo $$ > {piddir}/{token}.pid 2>/dev/null; '
-    'if command -v bash >/dev/null 2>&1; then exec bash -c "$1" 2>&1; else exec sh -c "$1" 2>&1; fi'
+    'if command -v bash >/dev/null 2>&1; then bash -c "$1" 2>&1; else sh -c "$1" 2>&1; fi; '
+    'rc=$?; printf "\\n{end_mark} %d\\n" "$rc"; exit "$rc"'
 )
+_END_MARK = ">>>>> pytest-swe end {token}"
 
 # Kills the process tree rooted at the pid in a pid file (pids found through /proc, so no ps is needed).
 _KILL_TREE = r"""
@@ -170,9 +176,26 @@ class _CappedBuffer:
         return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", errors="replace")
 
 
-def _read_frames(raw: socket.socket, buffer: _CappedBuffer, stop: threading.Event) -> None:
-    """Read Docker's multiplexed stdout/stderr frames until EOF or ``stop``."""
-    pending = b""
+def _demux(pending: bytes, buffer: _CappedBuffer) -> bytes:
+    """Move every complete stdout/stderr frame of ``pending`` into ``buffer``; return the rest."""
+    while len(pending) >= 8:
+        stream_type, size = struct.unpack(">BxxxL", pending[:8])
+        if stream_type not in (0, 1, 2):  # not multiplexed (tty): take it raw
+            buffer.add(pending)
+            return b""
+        if len(pending) < 8 + size:
+            break
+        buffer.add(pending[8 : 8 + size])
+        pending = pending[8 + size :]
+    return pending
+
+
+def _read_frames(raw: socket.socket, buffer: _CappedBuffer, stop: threading.Event, initial: bytes = b"") -> None:
+    """Read Docker's multiplexed stdout/stderr frames until EOF or ``stop``.
+
+    ``initial`` holds stream bytes the HTTP client had already read with the upgrade response.
+    """
+    pending = _demux(initial, buffer)
     raw.settimeout(0.2)
     while True:
         try:
@@ -185,17 +208,28 @@ def _read_frames(raw: socket.socket, buffer: _CappedBuffer, stop: threading.Even
             return
         if not chunk:
             return
-        pending += chunk
-        while len(pending) >= 8:
-            stream_type, size = struct.unpack(">BxxxL", pending[:8])
-            if stream_type not in (0, 1, 2):  # not multiplexed (tty): take it raw
-                buffer.add(pending)
-                pending = b""
-                break
-            if len(pending) < 8 + size:
-                break
-            buffer.add(pending[8 : 8 + size])
-            pending = pending[8 + size :]
+        pending = _demux(pending + chunk, buffer)
+
+
+def _read_ahead(sock: Any, raw: socket.socket) -> bytes:
+    """Stream bytes the HTTP client buffered while reading the upgrade response.
+
+    When a command's output reaches the client together with the response headers (a fast
+    command, a busy client), the HTTP library keeps it in its read buffer, not the socket:
+    reading only the socket would lose the start of the output, or all of it.
+    """
+    try:
+        reader = sock._response.raw._fp.fp
+    except AttributeError:
+        return b""
+    raw.setblocking(False)
+    try:
+        data = reader.read1(1 << 20)
+    except (BlockingIOError, OSError, ValueError):
+        data = b""
+    finally:
+        raw.setblocking(True)
+    return data or b""
 
 
 def _start_time(pid: int) -> str:
@@ -258,7 +292,9 @@ class DockerSandbox:
     ) -> ExecResult:
         api = self.provider.client.api
         token = uuid.uuid4().hex
-        wrapper = _EXEC_WRAPPER.format(piddir=_PIDDIR, token=token)
+        end_mark = _END_MARK.format(token=token)
+        wrapper = _EXEC_WRAPPER.format(piddir=_PIDDIR, token=token, end_mark=end_mark)
+        finished = False
         started = time.monotonic()
         try:
             exec_id = api.exec_create(
@@ -276,7 +312,8 @@ class DockerSandbox:
         raw = getattr(sock, "_sock", sock)
         buffer = _CappedBuffer(output_limit or DEFAULT_OUTPUT_LIMIT)
         stop = threading.Event()
-        reader = threading.Thread(target=_read_frames, args=(raw, buffer, stop), daemon=True)
+        initial = _read_ahead(sock, raw)
+        reader = threading.Thread(target=_read_frames, args=(raw, buffer, stop, initial), daemon=True)
         reader.start()
         deadline = started + timeout
         next_disk_check = started + DISK_CHECK_INTERVAL
@@ -287,9 +324,15 @@ class DockerSandbox:
                 reader.join(timeout=min(0.5, max(deadline - time.monotonic(), 0.01)))
                 info = api.exec_inspect(exec_id)
                 if not info.get("Running"):
-                    exit_code = info.get("ExitCode")
-                    reader.join(timeout=2.0)  # drain what is still buffered
-                    break
+                    if info.get("ExitCode") is not None:
+                        exit_code = info["ExitCode"]
+                        reader.join(timeout=OUTPUT_DRAIN_SECONDS)  # the stream ends once all output is in
+                        finished = True
+                        break
+                    # Not running and no exit code: the process has not started yet (exec_start
+                    # returns as soon as the stream is attached). Wait, but not for ever.
+                    if time.monotonic() - started > EXEC_START_SECONDS:
+                        raise InfraError("sandbox_error", f"a command never started in sandbox {self.short_id}")
                 if self.provider.disk_limit and time.monotonic() >= next_disk_check:
                     if self._over_disk_limit():
                         self._kill_tree(token)
@@ -318,9 +361,20 @@ class DockerSandbox:
             except OSError:
                 pass
         oom = exit_code == 137 and self._oom_kills() > 0
+        output = buffer.text()
+        marker = f"\n{end_mark} "
+        at = output.rfind(marker)
+        if at >= 0:
+            output = output[:at]
+        elif finished and exit_code != 137:
+            raise InfraError(
+                "sandbox_error",
+                f"the output of a command in sandbox {self.short_id} was cut in transit (exit {exit_code}, "
+                f"{len(output)} bytes received, no end mark)",
+            )
         return ExecResult(
             exit_code=exit_code,
-            output=buffer.text(),
+            output=output,
             timed_out=timed_out,
             duration=time.monotonic() - started,
             truncated_bytes=buffer.dropped,

@@ -136,3 +136,14 @@ def test_ttl_ends_an_abandoned_container(provider: DockerProvider, docker_engine
     while time.monotonic() < deadline and labelled_containers(docker_engine, run=provider.run.run_id):
         time.sleep(0.5)
     assert not labelled_containers(docker_engine, run=provider.run.run_id), sb.id
+
+
+def test_output_is_exact_and_a_cut_stream_is_an_infra_error(sandbox: Any) -> None:
+    assert sandbox.exec("printf 'no newline at the end'", timeout=30).output == "no newline at the end"
+    assert sandbox.exec("printf 'two\\n\\n'", timeout=30).output == "two\n\n"
+    from pytest_swe.errors import InfraError
+
+    # the end mark the provider adds never arrives when the wrapper dies: the output cannot be trusted
+    with pytest.raises(InfraError) as excinfo:
+        sandbox.exec("echo partial; kill -TERM $PPID; sleep 5", timeout=30)
+    assert excinfo.value.kind == "sandbox_error" and "cut in transit" in str(excinfo.value)
