@@ -37,6 +37,7 @@ from pytest_swe.evaluation import inspect_model_patch
 from pytest_swe.evaluation import required_tests
 from pytest_swe.evaluation import run_script
 from pytest_swe.evaluation import start_verdict
+from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.patching import patch_bytes
 from pytest_swe.sandbox import Sandbox
@@ -534,12 +535,11 @@ def fix_run_log(log: str) -> tuple[str, int | None]:
     return section[:end], int(code.group(1)) if code else None
 
 
-class MultiSweBenchFamily:
+class MultiSweBenchFamily(BaseFamily):
     """Multi-SWE-bench rows (full, mini, flash): fix-run.sh in the row's image, transition grading."""
 
     name = FAMILY_NAME
     grader_version = GRADER_VERSION
-    providers = None
     id_fields = ("org", "repo", "number", "instance_id")
     """Rows may lack ``instance_id``: ids are read from the row (``org__repo-number`` when absent)."""
 

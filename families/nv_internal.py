@@ -27,6 +27,7 @@ import pytest
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
 from pytest_swe.evaluation import patch_and_run
+from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import GradeRule
@@ -228,18 +229,11 @@ def grade(
 # --- the family ------------------------------------------------------------------------------------
 
 
-class NvInternalFamily:
+class NvInternalFamily(BaseFamily):
     """nv-internal rows: the row's run_script.sh and parsing_script.py grade it."""
 
     name = FAMILY_NAME
     grader_version = GRADER_VERSION
-    providers = None
-    id_fields = ("instance_id",)
-
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
-        value = row.get("instance_id")
-        return value if isinstance(value, str) else None
-
     def _image(self, fields: Mapping[str, Any], settings: BenchmarkSettings, rid: str) -> str:
         image = optional_str(fields, "image", "docker_image", "image_name", row_id=rid)
         if image:
@@ -306,9 +300,6 @@ class NvInternalFamily:
         )
         task.eval_script = eval_script(task)
         return task
-
-    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
-        return None
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         assert task.eval_script is not None

@@ -29,6 +29,7 @@ from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import InfraError
 from pytest_swe.errors import RowError
 from pytest_swe.evaluation import patch_and_run
+from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import GradeRule
@@ -273,12 +274,11 @@ def eval_script() -> str:
     )
 
 
-class R2EGymFamily:
+class R2EGymFamily(BaseFamily):
     """R2E-Gym rows: hidden tests, exact expected status map."""
 
     name = "r2e-gym"
     grader_version = GRADER
-    providers = None
     id_fields = ("docker_image", "repo_name", "commit_hash")
 
     def row_id(self, row: Mapping[str, Any]) -> str | None:

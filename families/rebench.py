@@ -24,6 +24,7 @@ import pytest
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
 from pytest_swe.evaluation import patch_and_run
+from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.patching import DIFF_DIR
 from pytest_swe.patching import patch_bytes
@@ -194,18 +195,11 @@ def v1_image(row: Mapping[str, Any], instance_id: str, settings: BenchmarkSettin
     )
 
 
-class RebenchFamily:
+class RebenchFamily(BaseFamily):
     """SWE-rebench V1 rows (and ``nebius/SWE-rebench-leaderboard``), graded as SWE-bench."""
 
     name = "swe-rebench"
     grader_version = V1_GRADER
-    providers = None
-    id_fields = ("instance_id",)
-
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
-        value = row.get("instance_id")
-        return value if isinstance(value, str) else None
-
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
@@ -239,9 +233,6 @@ class RebenchFamily:
             grade_rule=GradeRule.F2P_P2P_FULL,
             created_at=created_at_str(row.get("created_at")),
         )
-
-    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
-        return None
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         from pytest_swe.families.swebench import grading
@@ -475,18 +466,11 @@ def v2_resolved(groups: Mapping[str, TestGroup]) -> bool:
     return f2p.total > 0 and not f2p.failure and not p2p.failure
 
 
-class RebenchV2Family:
+class RebenchV2Family(BaseFamily):
     """SWE-rebench V2 rows: many languages, per-row image and workdir, subset grading."""
 
     name = "swe-rebench-v2"
     grader_version = V2_GRADER
-    providers = None
-    id_fields = ("instance_id",)
-
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
-        value = row.get("instance_id")
-        return value if isinstance(value, str) else None
-
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
@@ -531,9 +515,6 @@ class RebenchV2Family:
             created_at=created_at_str(row.get("created_at")),
             raw={"language": language or ""},
         )
-
-    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
-        return None
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         assert task.eval_script is not None

@@ -29,6 +29,7 @@ import pytest
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
 from pytest_swe.evaluation import patch_and_run
+from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import GradeRule
@@ -553,18 +554,11 @@ def grade(parsed: ParsedOutput, fail_to_pass: list[str], pass_to_pass: list[str]
 # --- the family ------------------------------------------------------------------------------------
 
 
-class SweBenchExtFamily:
+class SweBenchExtFamily(BaseFamily):
     """swe-bench-ext rows: a test command per row, structured results preferred over the console."""
 
     name = FAMILY_NAME
     grader_version = GRADER_VERSION
-    providers = None
-    id_fields = ("instance_id",)
-
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
-        value = row.get("instance_id")
-        return value if isinstance(value, str) else None
-
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
@@ -600,9 +594,6 @@ class SweBenchExtFamily:
         )
         task.eval_script = eval_script(task, framework)
         return task
-
-    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
-        return None
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         assert task.eval_script is not None

@@ -29,6 +29,7 @@ from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import InfraError
 from pytest_swe.errors import RowError
 from pytest_swe.evaluation import patch_and_run
+from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.patching import DIFF_DIR
 from pytest_swe.patching import patch_bytes
@@ -438,18 +439,11 @@ def prepare_script(
     return "\n".join(lines) + "\n"
 
 
-class SweSmithFamily:
+class SweSmithFamily(BaseFamily):
     """SWE-smith rows: reverse the bug patch for gold, no network, SWE-bench grading on narrowed lists."""
 
     name = "swe-smith"
     grader_version = GRADER
-    providers = None
-    id_fields = ("instance_id",)
-
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
-        value = row.get("instance_id")
-        return value if isinstance(value, str) else None
-
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id

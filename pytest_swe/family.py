@@ -44,6 +44,25 @@ class EvalContext:
         return str(path)
 
 
+class BaseFamily:
+    """What most families share: rows keyed by ``instance_id``, any provider, nothing to hide.
+
+    Subclasses set ``name`` and ``grader_version`` and write ``normalize`` and ``evaluate``.
+    """
+
+    name: str
+    grader_version: str = ""
+    providers: frozenset[str] | None = None
+    id_fields: tuple[str, ...] = ("instance_id",)
+
+    def row_id(self, row: Mapping[str, Any]) -> str | None:
+        value = row.get(self.id_fields[0])
+        return value if isinstance(value, str) else None
+
+    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
+        return None
+
+
 @runtime_checkable
 class Family(Protocol):
     name: str

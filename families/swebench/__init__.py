@@ -28,6 +28,7 @@ import pytest
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
 from pytest_swe.evaluation import patch_and_run
+from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import Task
@@ -125,18 +126,11 @@ def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str, settings
     return name
 
 
-class SweBenchFamily:
+class SweBenchFamily(BaseFamily):
     """SWE-bench rows, classic or v5; grading with the official rule."""
 
     name = "swe-bench"
     grader_version = grading.GRADER_VERSION
-    providers = None
-    id_fields = ("instance_id",)
-
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
-        value = row.get("instance_id")
-        return value if isinstance(value, str) else None
-
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
@@ -172,9 +166,6 @@ class SweBenchFamily:
         if not task.eval_script:
             task.eval_script = _eval_script_for(task, settings)
         return task
-
-    def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
-        return None
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         from pytest_swe.families.logparsers import ParseContext
