@@ -24,6 +24,7 @@ import pytest
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
 from pytest_swe.evaluation import patch_and_run
+from pytest_swe.families.swebench.grading import EMPTY_F2P_REASON
 from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
 from pytest_swe.patching import DIFF_DIR
@@ -43,7 +44,6 @@ from pytest_swe.verdict import Verdict
 
 FAIL_TO_PASS = "FAIL_TO_PASS"
 PASS_TO_PASS = "PASS_TO_PASS"
-EMPTY_F2P_REASON = "the row's FAIL_TO_PASS list is empty, so no test can tell a fix from no change"
 
 
 def required_tests(row: Mapping[str, Any], upper: str, row_id: str) -> list[str]:
@@ -276,17 +276,8 @@ def grade_v1_log(task: Task, log: str, verdict: Verdict) -> Verdict:
     verdict.test_results = log_eval.status_map
     if not log_eval.valid:
         verdict.reasons.append(f"invalid test log: {log_eval.reason}")
-    verdict.tests_status = grading.tests_report(log_eval.status_map, task.fail_to_pass, task.pass_to_pass)
-    verdict.resolution = grading.resolution(verdict.tests_status) if log_eval.valid else "RESOLVED_NO"
-    if not task.fail_to_pass:
-        verdict.reasons.append(EMPTY_F2P_REASON)
-    verdict.resolved = (
-        verdict.resolution == "RESOLVED_FULL"
-        and verdict.patch_exists
-        and log_eval.valid
-        and bool(task.fail_to_pass)
-    )
-    return verdict
+    report = grading.tests_report(log_eval.status_map, task.fail_to_pass, task.pass_to_pass)
+    return grading.settle(verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass)
 
 
 # --- V2 ----------------------------------------------------------------------------------------

@@ -527,19 +527,14 @@ def grade_log(task: Task, log: str, verdict: Verdict, *, missing_tests_pass: boo
         section = ""
     status_map = PARSERS[task.log_parser or "parse_log_pytest"](section)
     verdict.test_results = status_map
-    verdict.tests_status = tests_report(
-        status_map, task.fail_to_pass, task.pass_to_pass, missing_tests_pass=missing_tests_pass
+    report = tests_report(status_map, task.fail_to_pass, task.pass_to_pass, missing_tests_pass=missing_tests_pass)
+    return grading.settle(
+        verdict,
+        report,
+        valid=verdict.log_valid,
+        refuse_no_fail_to_pass=not task.fail_to_pass,
+        empty_reason=EMPTY_F2P_REASON,
     )
-    verdict.resolution = grading.resolution(verdict.tests_status) if verdict.log_valid else "RESOLVED_NO"
-    if not task.fail_to_pass:
-        verdict.reasons.append(EMPTY_F2P_REASON)
-    verdict.resolved = (
-        verdict.resolution == "RESOLVED_FULL"
-        and verdict.patch_exists
-        and verdict.log_valid
-        and bool(task.fail_to_pass)
-    )
-    return verdict
 
 
 def tests_report(

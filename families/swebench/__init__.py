@@ -197,10 +197,7 @@ class SweBenchFamily(BaseFamily):
             task.pass_to_pass,
             task.raw.get("eval_type", grading.PASS_AND_FAIL),
         )
-        verdict.tests_status = report
-        verdict.resolution = grading.resolution(report) if log_eval.valid else "RESOLVED_NO"
-        verdict.resolved = verdict.resolution == "RESOLVED_FULL" and verdict.patch_exists and log_eval.valid
-        return verdict
+        return grading.settle(verdict, report, valid=log_eval.valid)
 
 
 FAMILY = SweBenchFamily()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from pytest_swe.verdict import TestGroup
 from pytest_swe.verdict import TestStatus
+from pytest_swe.verdict import Verdict
 
 GRADER_VERSION = "pytest-swe/swebench-grader-1 (swebench 5.0.2 semantics)"
 
@@ -189,6 +190,30 @@ def tests_report(
 
 def _ratio(group: TestGroup) -> float:
     return 1.0 if group.total == 0 else len(group.success) / group.total
+
+
+EMPTY_F2P_REASON = "the row's FAIL_TO_PASS list is empty, so no test can tell a fix from no change"
+
+
+def settle(
+    verdict: Verdict,
+    report: dict[str, TestGroup],
+    *,
+    valid: bool,
+    refuse_no_fail_to_pass: bool = False,
+    empty_reason: str = EMPTY_F2P_REASON,
+) -> Verdict:
+    """Record a SWE-bench report on the verdict and decide it: resolved iff FULL, a patch exists
+    and the log is valid. ``refuse_no_fail_to_pass`` (set by families other than SWE-bench when the
+    row lists no FAIL_TO_PASS test) refuses what the official rule would resolve for any patch."""
+    verdict.tests_status = report
+    verdict.resolution = resolution(report) if valid else "RESOLVED_NO"
+    if refuse_no_fail_to_pass:
+        verdict.reasons.append(empty_reason)
+    verdict.resolved = (
+        verdict.resolution == "RESOLVED_FULL" and verdict.patch_exists and valid and not refuse_no_fail_to_pass
+    )
+    return verdict
 
 
 def resolution(report: Mapping[str, TestGroup]) -> str:
