@@ -18,19 +18,15 @@ Run from anywhere::
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES_DIR = HERE / "instances"
@@ -38,20 +34,9 @@ DATASET_FILE = "demo.jsonl"
 PREDICTIONS_FILE = "predictions-wrong.jsonl"
 PREDICTIONS_MODEL = "demo-wrong-patches"
 
-# Column order of the published SWE-bench Verified parquet (v5 form).
+# Column order of the published SWE-bench Verified parquet (v5 form): the classic columns and five more.
 COLUMNS = (
-    "repo",
-    "instance_id",
-    "base_commit",
-    "patch",
-    "test_patch",
-    "problem_statement",
-    "hints_text",
-    "created_at",
-    "version",
-    "FAIL_TO_PASS",
-    "PASS_TO_PASS",
-    "environment_setup_commit",
+    *localdata.SWEBENCH_CLASSIC_COLUMNS,
     "difficulty",
     "eval_script",
     "log_parser",
@@ -93,33 +78,6 @@ def is_test_path(rel: str) -> bool:
         or name == "conftest.py"
         or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")))
     )
-
-
-def files_under(root: Path) -> list[str]:
-    """Relative POSIX paths of the regular files under ``root``, sorted."""
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
-
-
-def materialize(repo: Path, overlays: list[Path], delete: list[str], dest: Path) -> Path:
-    """Copy ``repo`` to ``dest``, lay the overlays over it in order and delete ``delete``."""
-    shutil.copytree(repo, dest, symlinks=True)
-    for layer in overlays:
-        shutil.copytree(layer, dest, symlinks=True, dirs_exist_ok=True)
-    for rel in delete:
-        target = dest / rel
-        if not target.is_file():
-            raise ValueError(f"cannot delete {rel}: not a file in {repo}")
-        target.unlink()
-    return dest
-
-
-def diff_against_repo(repo: Path, overlays: list[Path], delete: list[str], scratch: Path, label: str) -> str:
-    """The git diff that turns ``repo`` into ``repo`` with ``overlays`` applied."""
-    after = materialize(repo, overlays, delete, scratch / f"after-{label}")
-    try:
-        return gitsnap.diff_trees(repo, after, scratch)
-    finally:
-        shutil.rmtree(after, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -179,29 +137,12 @@ def image_name(instance_id: str) -> str:
     return f"pytest-swe-demo/sweb.eval.x86_64.{instance_id.replace('__', '_1776_')}:latest".lower()
 
 
-def load_yaml(path: Path) -> dict[str, Any]:
-    """A YAML mapping; anything else is a mistake in the sources worth stopping for."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping")
-    return data
-
-
-def instance_dirs(instances_dir: Path = INSTANCES_DIR) -> list[Path]:
-    """Instance directories, sorted by instance id."""
-    return sorted(p for p in instances_dir.iterdir() if (p / "instance.yaml").is_file())
-
-
 def check_instance(instance_id: str, meta: dict[str, Any], source: Path) -> None:
-    """Catch the mistakes that would make a row silently ungradable."""
+    """Catch the mistakes that would make a row silently ungradable (the keys are checked on reading)."""
     where = f"{source}/instance.yaml"
     match = INSTANCE_ID.fullmatch(instance_id)
     if match is None:
         raise ValueError(f"{source}: directory name is not an instance id of the form demo__<name>-<n>")
-    missing = INSTANCE_KEYS_REQUIRED - meta.keys()
-    unknown = meta.keys() - INSTANCE_KEYS_REQUIRED - INSTANCE_KEYS_OPTIONAL
-    if missing or unknown:
-        raise ValueError(f"{where}: missing keys {sorted(missing)}, unknown keys {sorted(unknown)}")
     if meta["repo"] != f"demo/{match['name']}":
         raise ValueError(f"{where}: repo must be demo/{match['name']}")
     for key in INSTANCE_KEYS_REQUIRED - {"FAIL_TO_PASS", "PASS_TO_PASS"}:
@@ -217,10 +158,10 @@ def check_instance(instance_id: str, meta: dict[str, Any], source: Path) -> None
         raise ValueError(f"{where}: FAIL_TO_PASS is empty, so nothing grades this instance")
     if set(meta["FAIL_TO_PASS"]) & set(meta["PASS_TO_PASS"]):
         raise ValueError(f"{where}: a test is in both FAIL_TO_PASS and PASS_TO_PASS")
-    for rel in files_under(source / "fix") + list(meta.get("fix_delete") or []):
+    for rel in localdata.files_under(source / "fix") + list(meta.get("fix_delete") or []):
         if is_test_path(rel):
             raise ValueError(f"{source}/fix: {rel} is a test file; it belongs in test/")
-    for rel in files_under(source / "test"):
+    for rel in localdata.files_under(source / "test"):
         if not is_test_path(rel):
             raise ValueError(f"{source}/test: {rel} is not a test file; it belongs in fix/")
 
@@ -228,12 +169,12 @@ def check_instance(instance_id: str, meta: dict[str, Any], source: Path) -> None
 def build_row(source: Path, scratch: Path) -> dict[str, str]:
     """One dataset row, in the column order of the published parquet."""
     instance_id = source.name
-    meta = load_yaml(source / "instance.yaml")
+    meta = localdata.read_instance_yaml(source, INSTANCE_KEYS_REQUIRED, optional=INSTANCE_KEYS_OPTIONAL)
     check_instance(instance_id, meta, source)
     repo = source / "repo"
     base_commit = gitsnap.commit_id(repo, scratch)
-    patch = diff_against_repo(repo, [source / "fix"], list(meta.get("fix_delete") or []), scratch, "fix")
-    test_patch = diff_against_repo(repo, [source / "test"], [], scratch, "test")
+    patch = localdata.overlay_diff(repo, source / "fix", scratch, delete=meta.get("fix_delete") or ())
+    test_patch = localdata.overlay_diff(repo, source / "test", scratch)
     if not patch or not test_patch:
         raise ValueError(f"{source}: the gold patch and the test patch must both change something")
     directives = set(pytest_directives(test_patch))
@@ -285,34 +226,18 @@ class Prediction:
 def build_predictions(source: Path, scratch: Path) -> list[Prediction]:
     """The predictions kept beside one instance, sorted by label."""
     folder = source / "predictions"
-    if not folder.is_dir():
-        return []
     found = []
-    for spec in sorted(folder.glob("*.yaml")):
-        label = spec.stem
-        meta = load_yaml(spec)
-        if meta.keys() != {"expect", "description"} or meta["expect"] not in EXPECTATIONS:
-            raise ValueError(f"{spec}: needs expect (one of {sorted(EXPECTATIONS)}) and description only")
-        literal, overlay = folder / f"{label}.diff", folder / label
-        if literal.is_file() == overlay.is_dir():
-            raise ValueError(f"{spec}: give exactly one of {literal.name} or {overlay.name}/")
-        if literal.is_file():
-            patch = literal.read_text(encoding="utf-8")
-        else:
-            patch = diff_against_repo(source / "repo", [overlay], [], scratch, f"pred-{label}")
-        found.append(Prediction(source.name, label, meta["expect"], meta["description"].strip(), patch))
+    for kept in localdata.kept_predictions(folder, source / "repo", scratch, keys={"expect", "description"}):
+        if kept.meta["expect"] not in EXPECTATIONS:
+            raise ValueError(f"{folder}/{kept.label}.yaml: expect must be one of {sorted(EXPECTATIONS)}")
+        description = kept.meta["description"].strip()
+        found.append(Prediction(source.name, kept.label, kept.meta["expect"], description, kept.patch))
     return found
 
 
 def build(instances_dir: Path = INSTANCES_DIR) -> tuple[list[dict[str, str]], list[Prediction]]:
     """All rows and all kept predictions, sorted by instance id."""
-    rows: list[dict[str, str]] = []
-    predictions: list[Prediction] = []
-    with tempfile.TemporaryDirectory(prefix="demo-rows-") as tmp:
-        scratch = Path(tmp)
-        for source in instance_dirs(instances_dir):
-            rows.append(build_row(source, scratch))
-            predictions.extend(build_predictions(source, scratch))
+    rows, predictions = localdata.build_instances(instances_dir, build_row, build_predictions)
     ids = [p.instance_id for p in predictions]
     if len(set(ids)) != len(ids):
         # Predictions files are keyed by instance_id: a second entry would replace the first.
@@ -320,32 +245,16 @@ def build(instances_dir: Path = INSTANCES_DIR) -> tuple[list[dict[str, str]], li
     return rows, predictions
 
 
-def to_jsonl(records: list[dict[str, str]]) -> str:
-    """One JSON object per line, UTF-8 kept readable, so diffs of the dataset stay reviewable."""
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-
-
 def write(out_dir: Path = HERE, instances_dir: Path = INSTANCES_DIR) -> list[Path]:
     """Write the dataset and the predictions file into ``out_dir``; return their paths."""
     rows, predictions = build(instances_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    dataset = out_dir / DATASET_FILE
-    preds = out_dir / PREDICTIONS_FILE
-    dataset.write_text(to_jsonl(rows), encoding="utf-8", newline="\n")
-    preds.write_text(to_jsonl([p.record() for p in predictions]), encoding="utf-8", newline="\n")
-    return [dataset, preds]
+    files = {DATASET_FILE: rows, PREDICTIONS_FILE: [p.record() for p in predictions]}
+    return localdata.write_jsonl(out_dir, files)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry: regenerate the files and print their paths."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out-dir", type=Path, default=HERE, help="where to write (default: beside this file)"
-    )
-    args = parser.parse_args(argv)
-    for path in write(args.out_dir):
-        print(path)
-    return 0
+    """Command line entry: regenerate the files (or ``--check`` them) and print their paths."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":

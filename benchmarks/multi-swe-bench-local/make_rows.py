@@ -19,19 +19,15 @@ keeps in ``/home``: ``run.sh``, ``test-run.sh``, ``fix-run.sh``, ``test.patch`` 
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 from pytest_swe.families import multiswe
 
 HERE = Path(__file__).resolve().parent
@@ -49,18 +45,6 @@ RUN_SCRIPTS = {
 def run_script(repo: str, apply: str, test_command: str) -> str:
     """One of the image's run scripts, in upstream's shape."""
     return f"#!/bin/bash\nset -e\n\ncd /home/{repo}\n{apply}{test_command}\n"
-
-
-def overlay_diff(repo: Path, overlay: Path, scratch: Path) -> str:
-    """The git diff that turns ``repo`` into ``repo`` with ``overlay`` laid over it."""
-    after = scratch / "after"
-    shutil.rmtree(after, ignore_errors=True)
-    shutil.copytree(repo, after)
-    shutil.copytree(overlay, after, dirs_exist_ok=True)
-    try:
-        return gitsnap.diff_trees(repo, after, scratch)
-    finally:
-        shutil.rmtree(after, ignore_errors=True)
 
 
 def test_run(repo: Path, patches: list[str], test_command: str, scratch: Path) -> multiswe.TestResult:
@@ -84,10 +68,11 @@ def test_run(repo: Path, patches: list[str], test_command: str, scratch: Path) -
 
 
 def build_row(source: Path, scratch: Path) -> dict[str, Any]:
-    meta = yaml.safe_load((source / "instance.yaml").read_text(encoding="utf-8"))
+    """One row, its test results from real runs; also writes the instance's ``home/``."""
+    meta = localdata.read_instance_yaml(source)
     repo = source / "repo"
-    fix_patch = overlay_diff(repo, source / "fix", scratch)
-    test_patch = overlay_diff(repo, source / "test", scratch)
+    fix_patch = localdata.overlay_diff(repo, source / "fix", scratch)
+    test_patch = localdata.overlay_diff(repo, source / "test", scratch)
     command = meta["test_command"]
     run = test_run(repo, [], command, scratch)
     test = test_run(repo, [test_patch], command, scratch)
@@ -138,48 +123,34 @@ def build_row(source: Path, scratch: Path) -> dict[str, Any]:
 
 
 def build_predictions(source: Path, scratch: Path) -> list[dict[str, Any]]:
-    meta = yaml.safe_load((source / "instance.yaml").read_text(encoding="utf-8"))
-    records = []
-    for spec in sorted((source / "predictions").glob("*.yaml")):
-        patch = overlay_diff(source / "repo", spec.with_suffix(""), scratch)
-        records.append(
-            {
-                "org": meta["org"],
-                "repo": meta["repo"],
-                "number": meta["number"],
-                "instance_id": source.name,
-                "model_name_or_path": f"wrong-{spec.stem}",
-                "fix_patch": patch,
-                "model_patch": patch,
-            }
-        )
-    return records
+    """The wrong patches kept beside one instance, as records both upstream and SWE-bench read."""
+    meta = localdata.read_instance_yaml(source)
+    return [
+        {
+            "org": meta["org"],
+            "repo": meta["repo"],
+            "number": meta["number"],
+            "instance_id": source.name,
+            "model_name_or_path": f"wrong-{kept.label}",
+            "fix_patch": kept.patch,
+            "model_patch": kept.patch,
+        }
+        for kept in localdata.kept_predictions(source / "predictions", source / "repo", scratch, keys=None)
+    ]
 
 
-def write(out_dir: Path) -> list[Path]:
-    """Write the dataset and the wrong predictions into ``out_dir``; return their paths."""
-    rows, predictions = [], []
-    with tempfile.TemporaryDirectory(prefix="mswb-rows-") as tmp:
-        for source in sorted(p for p in INSTANCES.iterdir() if (p / "instance.yaml").is_file()):
-            rows.append(build_row(source, Path(tmp)))
-            predictions += build_predictions(source, Path(tmp))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, records in ((DATASET, rows), (PREDICTIONS, predictions)):
-        path = out_dir / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-        written.append(path)
-    return written
+def write(out_dir: Path = HERE) -> list[Path]:
+    """Write the dataset and the wrong predictions into ``out_dir``; return their paths.
+
+    Non-ASCII text is escaped, as in the upstream files these rows stand in for.
+    """
+    rows, predictions = localdata.build_instances(INSTANCES, build_row, build_predictions)
+    return localdata.write_jsonl(out_dir, {DATASET: rows, PREDICTIONS: predictions}, ensure_ascii=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out-dir", type=Path, default=HERE, help="where to write (default: beside this file)"
-    )
-    for path in write(parser.parse_args(argv).out_dir):
-        print(path)
-    return 0
+    """Regenerate the files (or ``--check`` them) and print their paths."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":

@@ -17,17 +17,13 @@ image build (fix and tests on top of the base commit), computed here the same wa
 
 from __future__ import annotations
 
-import argparse
 import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = HERE / "instances"
@@ -36,50 +32,25 @@ PREDICTIONS = "predictions-wrong.jsonl"
 IMAGE_REPOSITORY = "pytest-swe-nv"
 
 
-def overlay_diff(repo: Path, overlays: list[Path], scratch: Path) -> str:
-    """The git diff that turns ``repo`` into ``repo`` with ``overlays`` laid over it."""
-    after = scratch / "after"
-    shutil.rmtree(after, ignore_errors=True)
-    shutil.copytree(repo, after)
-    for overlay in overlays:
-        shutil.copytree(overlay, after, dirs_exist_ok=True)
-    try:
-        return gitsnap.diff_trees(repo, after, scratch)
-    finally:
-        shutil.rmtree(after, ignore_errors=True)
-
-
 def upstream_commit(source: Path, scratch: Path) -> str:
     """The commit make-upstream.sh makes in the image: fix and tests on top of the base commit."""
-    work = scratch / "upstream"
-    shutil.rmtree(work, ignore_errors=True)
-    gitsnap.snapshot(source / "repo", work)
-    for overlay in ("fix", "test"):
-        shutil.copytree(source / overlay, work, dirs_exist_ok=True)
-    gitsnap.git(["add", "-A"], work)
-    gitsnap.git(["commit", "-q", "-m", "upstream"], work)
-    commit = gitsnap.git(["rev-parse", "HEAD"], work).strip()
-    shutil.rmtree(work, ignore_errors=True)
-    return commit
-
-
-def files_under(root: Path) -> list[str]:
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    return localdata.overlay_commit(source / "repo", [source / "fix", source / "test"], "upstream", scratch)
 
 
 def build_row(source: Path, scratch: Path) -> dict[str, Any]:
-    meta = yaml.safe_load((source / "instance.yaml").read_text(encoding="utf-8"))
+    """One row, in the ``form`` (flat or nested) its ``instance.yaml`` asks for."""
+    meta = localdata.read_instance_yaml(source)
     instance_id = source.name
     repo = source / "repo"
     base = gitsnap.commit_id(repo, scratch)
     upstream = upstream_commit(source, scratch)
-    tests = " ".join(files_under(source / "test"))
+    tests = " ".join(localdata.files_under(source / "test"))
     fields: dict[str, Any] = {
         "instance_id": instance_id,
         "repo": meta["repo"],
         "base_commit": base,
-        "patch": overlay_diff(repo, [source / "fix"], scratch),
-        "test_patch": overlay_diff(repo, [source / "test"], scratch),
+        "patch": localdata.overlay_diff(repo, source / "fix", scratch),
+        "test_patch": localdata.overlay_diff(repo, source / "test", scratch),
         "problem_statement": meta["problem_statement"],
         "requirements": meta["requirements"],
         "interface": meta["interface"],
@@ -124,39 +95,25 @@ def build_row(source: Path, scratch: Path) -> dict[str, Any]:
 
 
 def build_predictions(source: Path, scratch: Path) -> list[dict[str, str]]:
-    records = []
-    for spec in sorted((source / "predictions").glob("*.yaml")):
-        patch = overlay_diff(source / "repo", [spec.with_suffix("")], scratch)
-        records.append(
-            {"instance_id": source.name, "model_name_or_path": f"wrong-{spec.stem}", "model_patch": patch}
-        )
-    return records
+    """The wrong patches kept beside one instance, as predictions-file records."""
+    folder = source / "predictions"
+    return localdata.prediction_records(
+        folder, source / "repo", scratch, instance_id=source.name, model="wrong", keys=None
+    )
 
 
-def write(out_dir: Path) -> list[Path]:
-    """Write the dataset and the wrong predictions into ``out_dir``; return their paths."""
-    rows, predictions = [], []
-    with tempfile.TemporaryDirectory(prefix="nv-rows-") as tmp:
-        for source in sorted(p for p in INSTANCES.iterdir() if (p / "instance.yaml").is_file()):
-            rows.append(build_row(source, Path(tmp)))
-            predictions += build_predictions(source, Path(tmp))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, records in ((DATASET, rows), (PREDICTIONS, predictions)):
-        path = out_dir / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-        written.append(path)
-    return written
+def write(out_dir: Path = HERE) -> list[Path]:
+    """Write the dataset and the wrong predictions into ``out_dir``; return their paths.
+
+    Non-ASCII text is escaped, as in the upstream files these rows stand in for.
+    """
+    rows, predictions = localdata.build_instances(INSTANCES, build_row, build_predictions)
+    return localdata.write_jsonl(out_dir, {DATASET: rows, PREDICTIONS: predictions}, ensure_ascii=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out-dir", type=Path, default=HERE, help="where to write (default: beside this file)"
-    )
-    for path in write(parser.parse_args(argv).out_dir):
-        print(path)
-    return 0
+    """Regenerate the files (or ``--check`` them) and print their paths."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":

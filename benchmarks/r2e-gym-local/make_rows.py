@@ -17,7 +17,6 @@ the image builder finds the repository by instance id.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -26,9 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 from pytest_swe.families.r2egym import file_diff_patch
 from pytest_swe.families.r2egym import instance_id_of
 from pytest_swe.families.r2egym import is_test_file
@@ -137,18 +135,11 @@ def split_diff(patch: str) -> list[str]:
     return [patch[start:end] for start, end in zip(starts, [*starts[1:], len(patch)], strict=True)]
 
 
-def with_overlay(repo: Path, overlay: Path, dest: Path) -> Path:
-    shutil.copytree(repo, dest, symlinks=True)
-    shutil.copytree(overlay, dest, symlinks=True, dirs_exist_ok=True)
-    return dest
-
-
 def build_row(source: Path, scratch: Path) -> dict[str, Any]:
-    meta = yaml.safe_load((source / "instance.yaml").read_text(encoding="utf-8"))
-    if not isinstance(meta, dict) or set(meta) != INSTANCE_KEYS:
-        raise ValueError(f"{source}/instance.yaml: needs exactly the keys {sorted(INSTANCE_KEYS)}")
+    """One row; the tree after the commit is built once, for its commit id and its file contents."""
+    meta = localdata.read_instance_yaml(source, INSTANCE_KEYS)
     repo = source / "repo"
-    after = with_overlay(repo, source / "fix", scratch / "after")
+    after = localdata.overlay_tree(repo, [source / "fix"], scratch / "after")
     old_commit = gitsnap.commit_id(repo, scratch)
     new_commit = gitsnap.commit_id(after, scratch)
     blocks = split_diff(gitsnap.diff_trees(repo, after, scratch))
@@ -199,33 +190,21 @@ def build_row(source: Path, scratch: Path) -> dict[str, Any]:
 
 
 def build_predictions(source: Path, instance_id: str, scratch: Path) -> list[dict[str, str]]:
+    """The wrong patches kept beside one instance, as predictions-file records (rows have no id)."""
     folder = source / "predictions"
-    if not folder.is_dir():
-        return []
-    records = []
-    for spec in sorted(folder.glob("*.yaml")):
-        if set(yaml.safe_load(spec.read_text(encoding="utf-8"))) != {"description"}:
-            raise ValueError(f"{spec}: needs a description only")
-        predicted = with_overlay(source / "repo", folder / spec.stem, scratch / "predicted")
-        records.append(
-            {
-                "instance_id": instance_id,
-                "model_name_or_path": f"r2e-gym-local-{spec.stem}",
-                "model_patch": gitsnap.diff_trees(source / "repo", predicted, scratch),
-            }
-        )
-        shutil.rmtree(predicted)
-    return records
-
-
-def to_jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    return localdata.prediction_records(
+        folder, source / "repo", scratch, instance_id=instance_id, model="r2e-gym-local"
+    )
 
 
 def write(out_dir: Path = HERE) -> list[Path]:
+    """Write the dataset and the wrong predictions into ``out_dir``; return their paths.
+
+    Writing beside this file also renames instance directories to their (new) instance ids.
+    """
     rows, predictions = [], []
     with tempfile.TemporaryDirectory(prefix="r2e-rows-") as tmp:
-        for source in sorted(p for p in INSTANCES.iterdir() if (p / "instance.yaml").is_file()):
+        for source in localdata.instance_dirs(INSTANCES):
             row = build_row(source, Path(tmp))
             instance_id = instance_id_of(row)
             assert instance_id is not None
@@ -235,21 +214,12 @@ def write(out_dir: Path = HERE) -> list[Path]:
             rows.append(row)
             predictions += build_predictions(source, instance_id, Path(tmp))
     rows.sort(key=lambda row: instance_id_of(row) or "")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / DATASET_FILE, out_dir / PREDICTIONS_FILE]
-    paths[0].write_text(to_jsonl(rows), encoding="utf-8", newline="\n")
-    paths[1].write_text(to_jsonl(predictions), encoding="utf-8", newline="\n")
-    return paths
+    return localdata.write_jsonl(out_dir, {DATASET_FILE: rows, PREDICTIONS_FILE: predictions})
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out-dir", type=Path, default=HERE, help="where to write (default: beside this file)"
-    )
-    for path in write(parser.parse_args(argv).out_dir):
-        print(path)
-    return 0
+    """Regenerate the files (or ``--check`` them) and print their paths."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":

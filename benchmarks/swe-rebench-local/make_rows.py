@@ -12,17 +12,12 @@ Each ``instances/<instance_id>/`` holds ``repo/`` (the repository at its base co
 
 from __future__ import annotations
 
-import argparse
-import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = HERE / "instances"
@@ -68,21 +63,9 @@ INSTANCE_KEYS = frozenset(
 )
 
 
-def overlay_diff(repo: Path, overlay: Path, scratch: Path) -> str:
-    """The git diff that turns ``repo`` into ``repo`` with ``overlay`` laid over it."""
-    after = scratch / f"after-{overlay.name}"
-    shutil.copytree(repo, after, symlinks=True)
-    shutil.copytree(overlay, after, symlinks=True, dirs_exist_ok=True)
-    try:
-        return gitsnap.diff_trees(repo, after, scratch)
-    finally:
-        shutil.rmtree(after, ignore_errors=True)
-
-
 def load_meta(source: Path) -> dict[str, Any]:
-    meta = yaml.safe_load((source / "instance.yaml").read_text(encoding="utf-8"))
-    if not isinstance(meta, dict) or set(meta) != INSTANCE_KEYS:
-        raise ValueError(f"{source}/instance.yaml: needs exactly the keys {sorted(INSTANCE_KEYS)}")
+    """The instance's columns; an instance nothing grades is a mistake worth stopping for."""
+    meta = localdata.read_instance_yaml(source, INSTANCE_KEYS)
     if not meta["FAIL_TO_PASS"]:
         raise ValueError(f"{source}/instance.yaml: FAIL_TO_PASS is empty, so nothing grades this instance")
     return meta
@@ -92,14 +75,14 @@ def build_row(source: Path, scratch: Path) -> dict[str, Any]:
     meta = load_meta(source)
     repo = source / "repo"
     base_commit = gitsnap.commit_id(repo, scratch)
-    test_patch = overlay_diff(repo, source / "test", scratch)
+    test_patch = localdata.overlay_diff(repo, source / "test", scratch)
     row = {
         "instance_id": source.name,
         "base_commit": base_commit,
         "created_at": meta["created_at"],
         "environment_setup_commit": base_commit,
         "hints_text": meta["hints_text"],
-        "patch": overlay_diff(repo, source / "fix", scratch),
+        "patch": localdata.overlay_diff(repo, source / "fix", scratch),
         "problem_statement": meta["problem_statement"],
         "repo": meta["repo"],
         "test_patch": test_patch,
@@ -118,49 +101,22 @@ def build_row(source: Path, scratch: Path) -> dict[str, Any]:
 
 
 def build_predictions(source: Path, scratch: Path) -> list[dict[str, str]]:
+    """The wrong patches kept beside one instance, as predictions-file records."""
     folder = source / "predictions"
-    if not folder.is_dir():
-        return []
-    records = []
-    for spec in sorted(folder.glob("*.yaml")):
-        description = yaml.safe_load(spec.read_text(encoding="utf-8"))
-        if set(description) != {"description"}:
-            raise ValueError(f"{spec}: needs a description only")
-        records.append(
-            {
-                "instance_id": source.name,
-                "model_name_or_path": f"swe-rebench-local-{spec.stem}",
-                "model_patch": overlay_diff(source / "repo", folder / spec.stem, scratch),
-            }
-        )
-    return records
-
-
-def to_jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    return localdata.prediction_records(
+        folder, source / "repo", scratch, instance_id=source.name, model="swe-rebench-local"
+    )
 
 
 def write(out_dir: Path = HERE) -> list[Path]:
-    rows, predictions = [], []
-    with tempfile.TemporaryDirectory(prefix="rebench-rows-") as tmp:
-        for source in sorted(p for p in INSTANCES.iterdir() if (p / "instance.yaml").is_file()):
-            rows.append(build_row(source, Path(tmp)))
-            predictions += build_predictions(source, Path(tmp))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / DATASET_FILE, out_dir / PREDICTIONS_FILE]
-    paths[0].write_text(to_jsonl(rows), encoding="utf-8", newline="\n")
-    paths[1].write_text(to_jsonl(predictions), encoding="utf-8", newline="\n")
-    return paths
+    """Write the dataset and the wrong predictions into ``out_dir``; return their paths."""
+    rows, predictions = localdata.build_instances(INSTANCES, build_row, build_predictions)
+    return localdata.write_jsonl(out_dir, {DATASET_FILE: rows, PREDICTIONS_FILE: predictions})
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out-dir", type=Path, default=HERE, help="where to write (default: beside this file)"
-    )
-    for path in write(parser.parse_args(argv).out_dir):
-        print(path)
-    return 0
+    """Regenerate the files (or ``--check`` them) and print their paths."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":

@@ -12,17 +12,12 @@ Each ``instances/<instance_id>/`` holds ``repo/`` (the repository at its base co
 
 from __future__ import annotations
 
-import argparse
-import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = HERE / "instances"
@@ -64,21 +59,9 @@ INSTANCE_KEYS = frozenset(
 )
 
 
-def overlay_diff(repo: Path, overlay: Path, scratch: Path) -> str:
-    """The git diff that turns ``repo`` into ``repo`` with ``overlay`` laid over it."""
-    after = scratch / f"after-{overlay.name}"
-    shutil.copytree(repo, after, symlinks=True)
-    shutil.copytree(overlay, after, symlinks=True, dirs_exist_ok=True)
-    try:
-        return gitsnap.diff_trees(repo, after, scratch)
-    finally:
-        shutil.rmtree(after, ignore_errors=True)
-
-
 def load_meta(source: Path) -> dict[str, Any]:
-    meta = yaml.safe_load((source / "instance.yaml").read_text(encoding="utf-8"))
-    if not isinstance(meta, dict) or set(meta) != INSTANCE_KEYS:
-        raise ValueError(f"{source}/instance.yaml: needs exactly the keys {sorted(INSTANCE_KEYS)}")
+    """The instance's columns, with the V2 value shapes checked before they reach a row."""
+    meta = localdata.read_instance_yaml(source, INSTANCE_KEYS)
     if not isinstance(meta["created_at"], int):
         raise ValueError(f"{source}/instance.yaml: created_at is epoch milliseconds (an integer) in V2 rows")
     if not meta["FAIL_TO_PASS"]:
@@ -101,11 +84,11 @@ def build_row(source: Path, scratch: Path) -> dict[str, Any]:
         "created_at": meta["created_at"],
         "instance_id": source.name,
         "meta": meta["meta"],
-        "patch": overlay_diff(repo, source / "fix", scratch),
+        "patch": localdata.overlay_diff(repo, source / "fix", scratch),
         "pr_description": meta["pr_description"],
         "problem_statement": meta["problem_statement"],
         "repo": meta["repo"],
-        "test_patch": overlay_diff(repo, source / "test", scratch),
+        "test_patch": localdata.overlay_diff(repo, source / "test", scratch),
         "language": meta["language"],
         "interface": meta["interface"],
         "PASS_TO_PASS": meta["PASS_TO_PASS"],
@@ -118,48 +101,22 @@ def build_row(source: Path, scratch: Path) -> dict[str, Any]:
 
 
 def build_predictions(source: Path, scratch: Path) -> list[dict[str, str]]:
+    """The wrong patches kept beside one instance, as predictions-file records."""
     folder = source / "predictions"
-    if not folder.is_dir():
-        return []
-    records = []
-    for spec in sorted(folder.glob("*.yaml")):
-        if set(yaml.safe_load(spec.read_text(encoding="utf-8"))) != {"description"}:
-            raise ValueError(f"{spec}: needs a description only")
-        records.append(
-            {
-                "instance_id": source.name,
-                "model_name_or_path": f"swe-rebench-v2-local-{spec.stem}",
-                "model_patch": overlay_diff(source / "repo", folder / spec.stem, scratch),
-            }
-        )
-    return records
-
-
-def to_jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    return localdata.prediction_records(
+        folder, source / "repo", scratch, instance_id=source.name, model="swe-rebench-v2-local"
+    )
 
 
 def write(out_dir: Path = HERE) -> list[Path]:
-    rows, predictions = [], []
-    with tempfile.TemporaryDirectory(prefix="rebench-v2-rows-") as tmp:
-        for source in sorted(p for p in INSTANCES.iterdir() if (p / "instance.yaml").is_file()):
-            rows.append(build_row(source, Path(tmp)))
-            predictions += build_predictions(source, Path(tmp))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / DATASET_FILE, out_dir / PREDICTIONS_FILE]
-    paths[0].write_text(to_jsonl(rows), encoding="utf-8", newline="\n")
-    paths[1].write_text(to_jsonl(predictions), encoding="utf-8", newline="\n")
-    return paths
+    """Write the dataset and the wrong predictions into ``out_dir``; return their paths."""
+    rows, predictions = localdata.build_instances(INSTANCES, build_row, build_predictions)
+    return localdata.write_jsonl(out_dir, {DATASET_FILE: rows, PREDICTIONS_FILE: predictions})
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out-dir", type=Path, default=HERE, help="where to write (default: beside this file)"
-    )
-    for path in write(parser.parse_args(argv).out_dir):
-        print(path)
-    return 0
+    """Regenerate the files (or ``--check`` them) and print their paths."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":

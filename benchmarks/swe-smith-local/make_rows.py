@@ -15,17 +15,14 @@ predate a bug.
 
 from __future__ import annotations
 
-import argparse
-import json
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "instances" / "tinyworks__strkit"
@@ -53,50 +50,30 @@ INSTANCE_KEYS = frozenset(
 )
 
 
-def tree_with(overlays: list[Path], dest: Path) -> Path:
-    """``repo/`` with ``overlays`` laid over it, in order, copied to ``dest``."""
-    shutil.copytree(REPO, dest, symlinks=True)
-    for overlay in overlays:
-        shutil.copytree(
-            overlay, dest, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns("predictions")
-        )
-    return dest
+def buggy_tree(bug: Path, dest: Path) -> Path:
+    """``repo/`` with the bug's files laid over it (its ``predictions/`` are not part of the tree)."""
+    return localdata.overlay_tree(REPO, [bug], dest, ignore=["predictions", "instance.yaml"])
 
 
-def diff(before: Path, after: Path, scratch: Path) -> str:
-    return gitsnap.diff_trees(before, after, scratch)
+def bug_commit(bug: Path, instance_id: str, scratch: Path) -> str:
+    """The commit of the bug branch: the clean snapshot plus the bug, message = instance id.
 
-
-def bug_commit(bug_patch: str, instance_id: str, scratch: Path) -> str:
-    """The commit of the bug branch: the clean snapshot plus the bug, message = instance id."""
-    work = scratch / "branch"
-    shutil.rmtree(work, ignore_errors=True)
-    gitsnap.snapshot(REPO, work)
-    gitsnap.git(["checkout", "-q", "-b", instance_id], work)
-    gitsnap.git(["apply", "-"], work, input=bug_patch)
-    gitsnap.git(["add", "-A"], work)
-    gitsnap.git(["commit", "-q", "-m", instance_id], work)
-    commit = gitsnap.git(["rev-parse", "HEAD"], work).strip()
-    shutil.rmtree(work, ignore_errors=True)
-    return commit
-
-
-def load_meta(bug: Path) -> dict[str, Any]:
-    meta = yaml.safe_load((bug / "instance.yaml").read_text(encoding="utf-8"))
-    if not isinstance(meta, dict) or set(meta) != INSTANCE_KEYS:
-        raise ValueError(f"{bug}/instance.yaml: needs exactly the keys {sorted(INSTANCE_KEYS)}")
-    return meta
+    The image applies ``branches/<instance_id>.diff`` to the clean snapshot and commits it the same
+    way, so both give the same tree and so the same commit.
+    """
+    return localdata.overlay_commit(REPO, [bug], instance_id, scratch, ignore=["predictions", "instance.yaml"])
 
 
 def build(scratch: Path) -> tuple[list[dict[str, Any]], list[dict[str, str]], dict[str, str]]:
+    """The rows, the wrong predictions and the bug branches' patches (by file name)."""
     clean_commit = gitsnap.commit_id(REPO, scratch)
     profile = f"{OWNER}__{NAME}.{clean_commit[:8]}"
     rows, predictions, branches = [], [], {}
-    for bug in sorted(p for p in BUGS.iterdir() if (p / "instance.yaml").is_file()):
-        meta = load_meta(bug)
+    for bug in localdata.instance_dirs(BUGS):
+        meta = localdata.read_instance_yaml(bug, INSTANCE_KEYS)
         instance_id = f"{profile}.{bug.name}"
-        buggy = tree_with([bug], scratch / "buggy")
-        patch = diff(REPO, buggy, scratch)
+        buggy = buggy_tree(bug, scratch / "buggy")
+        patch = gitsnap.diff_trees(REPO, buggy, scratch)
         row = {
             "instance_id": instance_id,
             "repo": f"swesmith/{profile}",
@@ -105,40 +82,26 @@ def build(scratch: Path) -> tuple[list[dict[str, Any]], list[dict[str, str]], di
             "PASS_TO_PASS": meta["PASS_TO_PASS"],
             "created_at": meta["created_at"],
             "image_name": f"swesmith.x86_64.{profile}",
-            "base_commit": bug_commit(patch, instance_id, scratch),
+            "base_commit": bug_commit(bug, instance_id, scratch),
             "problem_statement": meta["problem_statement"],
         }
         assert tuple(row) == COLUMNS
         rows.append(row)
         if meta["branch_in_image"]:
             branches[f"{instance_id}.diff"] = patch
-        for spec in sorted((bug / "predictions").glob("*.yaml")):
-            if set(yaml.safe_load(spec.read_text(encoding="utf-8"))) != {"description"}:
-                raise ValueError(f"{spec}: needs a description only")
-            fixed = tree_with([bug, bug / "predictions" / spec.stem], scratch / "predicted")
-            predictions.append(
-                {
-                    "instance_id": instance_id,
-                    "model_name_or_path": f"swe-smith-local-{spec.stem}",
-                    "model_patch": diff(buggy, fixed, scratch),
-                }
-            )
-            shutil.rmtree(fixed)
+        # A prediction is laid over the buggy tree: it is what an agent changes in the image.
+        predictions += localdata.prediction_records(
+            bug / "predictions", buggy, scratch, instance_id=instance_id, model="swe-smith-local"
+        )
         shutil.rmtree(buggy)
     return rows, predictions, branches
 
 
-def to_jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-
-
 def write(out_dir: Path = HERE) -> list[Path]:
+    """Write the dataset, the wrong predictions and ``branches/`` into ``out_dir``; return their paths."""
     with tempfile.TemporaryDirectory(prefix="swesmith-rows-") as tmp:
         rows, predictions, branches = build(Path(tmp))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / DATASET_FILE, out_dir / PREDICTIONS_FILE]
-    paths[0].write_text(to_jsonl(rows), encoding="utf-8", newline="\n")
-    paths[1].write_text(to_jsonl(predictions), encoding="utf-8", newline="\n")
+    paths = localdata.write_jsonl(out_dir, {DATASET_FILE: rows, PREDICTIONS_FILE: predictions})
     branch_dir = out_dir / BRANCHES_DIR
     shutil.rmtree(branch_dir, ignore_errors=True)
     branch_dir.mkdir()
@@ -149,13 +112,8 @@ def write(out_dir: Path = HERE) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out-dir", type=Path, default=HERE, help="where to write (default: beside this file)"
-    )
-    for path in write(parser.parse_args(argv).out_dir):
-        print(path)
-    return 0
+    """Regenerate the files (or ``--check`` them) and print their paths."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":

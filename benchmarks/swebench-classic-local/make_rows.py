@@ -10,42 +10,25 @@ benchmark file's ``family_options.specs`` says how the repositories are tested.
 Commits and diffs come from :mod:`pytest_swe.gitsnap`, so ``base_commit`` is the commit the
 image builder makes from ``repo/`` and the rows are the same on every machine::
 
-    python benchmarks/swebench-classic-local/make_rows.py          # rewrites rows.jsonl
-    python benchmarks/swebench-classic-local/make_rows.py --check  # exit 1 if rows.jsonl is stale
+    python benchmarks/swebench-classic-local/make_rows.py              # rewrites rows.jsonl
+    python benchmarks/swebench-classic-local/make_rows.py --out-dir D  # writes it into D instead
+    python benchmarks/swebench-classic-local/make_rows.py --check      # exit 1 if rows.jsonl is stale
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from pytest_swe import gitsnap
+from pytest_swe import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES_DIR = HERE / "instances"
-ROWS_FILE = HERE / "rows.jsonl"
+ROWS_FILE = "rows.jsonl"
 # Column order of the classic SWE-bench parquet.
-COLUMNS = (
-    "repo",
-    "instance_id",
-    "base_commit",
-    "patch",
-    "test_patch",
-    "problem_statement",
-    "hints_text",
-    "created_at",
-    "version",
-    "FAIL_TO_PASS",
-    "PASS_TO_PASS",
-    "environment_setup_commit",
-)
+COLUMNS = localdata.SWEBENCH_CLASSIC_COLUMNS
 INSTANCE_KEYS = {
     "repo",
     "version",
@@ -57,25 +40,13 @@ INSTANCE_KEYS = {
 }
 
 
-def _overlaid_diff(repo: Path, overlay: Path, scratch: Path, label: str) -> str:
-    """The git diff that turns ``repo`` into ``repo`` with ``overlay``'s files laid over it."""
-    after = scratch / f"after-{label}"
-    shutil.copytree(repo, after)
-    shutil.copytree(overlay, after, dirs_exist_ok=True)
-    try:
-        return gitsnap.diff_trees(repo, after, scratch)
-    finally:
-        shutil.rmtree(after, ignore_errors=True)
-
-
 def build_row(source: Path, scratch: Path) -> dict[str, str]:
-    meta: dict[str, Any] = yaml.safe_load((source / "instance.yaml").read_text(encoding="utf-8"))
-    if set(meta) != INSTANCE_KEYS:
-        raise ValueError(f"{source}/instance.yaml: keys must be {sorted(INSTANCE_KEYS)}")
+    """One row, in the classic column order; an empty patch would make the instance meaningless."""
+    meta = localdata.read_instance_yaml(source, INSTANCE_KEYS)
     repo = source / "repo"
     base_commit = gitsnap.commit_id(repo, scratch)
-    patch = _overlaid_diff(repo, source / "fix", scratch, "fix")
-    test_patch = _overlaid_diff(repo, source / "test", scratch, "test")
+    patch = localdata.overlay_diff(repo, source / "fix", scratch)
+    test_patch = localdata.overlay_diff(repo, source / "test", scratch)
     if not patch or not test_patch:
         raise ValueError(f"{source}: the gold patch and the test patch must both change something")
     row = {
@@ -96,28 +67,15 @@ def build_row(source: Path, scratch: Path) -> dict[str, str]:
     return row
 
 
-def build_rows(instances_dir: Path = INSTANCES_DIR) -> str:
-    """The dataset as JSON lines, sorted by instance id."""
-    with tempfile.TemporaryDirectory(prefix="classic-rows-") as tmp:
-        sources = sorted(p for p in instances_dir.iterdir() if (p / "instance.yaml").is_file())
-        rows = [build_row(source, Path(tmp)) for source in sources]
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+def write(out_dir: Path = HERE, instances_dir: Path = INSTANCES_DIR) -> list[Path]:
+    """Write the rows, sorted by instance id, into ``out_dir``; return the path."""
+    rows, _ = localdata.build_instances(instances_dir, build_row)
+    return localdata.write_jsonl(out_dir, {ROWS_FILE: rows})
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only check that rows.jsonl is up to date")
-    args = parser.parse_args(argv)
-    text = build_rows()
-    if args.check:
-        current = ROWS_FILE.read_text(encoding="utf-8") if ROWS_FILE.exists() else ""
-        if current != text:
-            print(f"{ROWS_FILE} is stale: run {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    ROWS_FILE.write_text(text, encoding="utf-8")
-    print(f"wrote {text.count(chr(10))} row(s) to {ROWS_FILE}")
-    return 0
+    """Regenerate rows.jsonl (or ``--check`` it) and print its path."""
+    return localdata.cli(write, __doc__ or "", out_dir=HERE, argv=argv)
 
 
 if __name__ == "__main__":
