@@ -22,6 +22,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if not cases:
         print("pytest-swe report: no pytest-swe testcases (with a 'reward' property) found", file=sys.stderr)
         return 1
+    cases, dropped = report.unique_cases(cases)  # an instance in several files (shards, retries) counts once
+    if dropped:
+        print(f"pytest-swe report: {len(dropped)} instance(s) found more than once; counted once "
+              "(a graded outcome beats an error, an error beats a skip, later files win ties)", file=sys.stderr)
     summary = report.summarize(cases, by=args.by)
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))

@@ -204,3 +204,42 @@ def test_unreadable_ledgers_are_reported(tmp_path: Path) -> None:
     assert cli("diff", str(missing), str(missing)).returncode == 2
     out = cli("merge", str(tmp_path / "o.xml"), str(missing))
     assert out.returncode == 2 and "pytest-swe merge:" in out.stderr
+
+
+def test_report_counts_an_instance_in_two_files_once(tmp_path: Path) -> None:
+    """Reporting a shard and its retry run together counts each instance once, by the merge rule."""
+    from junitparser import Error
+    from junitparser import JUnitXml
+    from junitparser import Properties
+    from junitparser import Property
+    from junitparser import TestCase
+    from junitparser import TestSuite
+
+    def ledger(name: str, outcomes: dict[str, str]) -> Path:
+        suite = TestSuite("pytest")
+        for instance, outcome in outcomes.items():
+            case = TestCase(instance, classname="benchmarks.b.yaml.b")
+            props = Properties()
+            for key, value in {"reward": "1.0" if outcome == "passed" else "0.0", "benchmark": "b",
+                               "instance_id": instance, "family": "swe-bench"}.items():
+                props.add_property(Property(key, value))
+            case.append(props)
+            if outcome == "error":
+                case.result = [Error("infra")]
+            suite.add_testcase(case)
+        xml = JUnitXml()
+        xml.add_testsuite(suite)
+        path = tmp_path / name
+        xml.write(str(path))
+        return path
+
+    first = ledger("first.xml", {"a": "passed", "b": "error"})
+    retry = ledger("retry.xml", {"b": "passed"})
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_swe.cli", "report", "--json", str(first), str(retry)],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    overall = json.loads(out.stdout)["overall"]
+    assert overall["total"] == 2 and overall["resolved"] == 2 and overall["errors"] == 0
+    assert "counted once" in out.stderr
