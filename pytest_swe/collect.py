@@ -87,11 +87,6 @@ def _compile(expr: str) -> Any:
         return None
 
 
-def _evaluate(expression: Any, matcher: Any) -> bool:
-    """Evaluate a compiled -k/-m expression across pytest versions' matcher signatures."""
-    return bool(expression.evaluate(matcher))
-
-
 class _Matcher:
     """Names known at benchmark level; other names resolve to ``unknown_value``."""
 
@@ -119,7 +114,7 @@ def could_select(collector: pytest.Collector, markers: Iterable[str]) -> bool:
     mexpr = config.getoption("markexpr", "")
     if mexpr:
         compiled = _compile(mexpr)
-        if compiled is not None and not _evaluate(compiled, _Matcher(markers, (), False, exact=True)):
+        if compiled is not None and not compiled.evaluate(_Matcher(markers, (), False, exact=True)):
             return False
     kexpr = config.getoption("keyword", "")
     if not kexpr:
@@ -132,7 +127,7 @@ def could_select(collector: pytest.Collector, markers: Iterable[str]) -> bool:
         session.benchmark_names = sorted({peek_name(p) for p in _benchmark_files(config)})
     known = [node.name for node in collector.listchain() if not isinstance(node, pytest.Session)] + markers
     others = [n for n in session.benchmark_names if n != collector.name]
-    return any(_evaluate(compiled, _Matcher(known, others, value, exact=False)) for value in (False, True))
+    return any(compiled.evaluate(_Matcher(known, others, value, exact=False)) for value in (False, True))
 
 
 # --- collectors and items ----------------------------------------------------------------------

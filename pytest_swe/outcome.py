@@ -17,7 +17,6 @@ import pytest
 
 from pytest_swe.errors import ConfigError
 from pytest_swe.errors import InfraError
-from pytest_swe.errors import NotApplicable
 from pytest_swe.errors import RowError
 from pytest_swe.verdict import Verdict
 
@@ -153,4 +152,4 @@ def as_user_properties(props: dict[str, Any]) -> list[tuple[str, str]]:
     return [(k, _fmt(props[k])) for k in ordered]
 
 
-__all__ = ["ItemRecord", "NotApplicable", "assert_resolved", "error_kind", "failure_message", "get_record"]
+__all__ = ["ItemRecord", "assert_resolved", "error_kind", "failure_message", "get_record"]
