@@ -29,16 +29,15 @@ from typing import Any
 
 import pytest
 
-from pytest_swe import policy
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import InfraError
 from pytest_swe.errors import RowError
-from pytest_swe.evaluation import inspect_model_patch
-from pytest_swe.evaluation import required_tests
-from pytest_swe.evaluation import run_script
-from pytest_swe.evaluation import start_verdict
 from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
+from pytest_swe.grading import check_script_run
+from pytest_swe.grading import inspect_model_patch
+from pytest_swe.grading import run_script
+from pytest_swe.grading import start_verdict
 from pytest_swe.patching import patch_bytes
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import GradeRule
@@ -616,15 +615,15 @@ class MultiSweBenchFamily(BaseFamily):
             verdict.reasons.append("the patch is empty")
             if not ctx.settings.eval.run_empty_patch:
                 return verdict
-        # fix-run.sh applies the patch itself: the grading policy inspects it beforehand and
-        # checks the log and the repository afterwards.
-        guard = inspect_model_patch(task, patch, ctx, verdict) if verdict.patch_exists else None
+        # fix-run.sh applies the patch itself: the pipeline inspects it beforehand and checks
+        # the log afterwards.
+        if verdict.patch_exists:
+            inspect_model_patch(task, patch, ctx)
         log, exit_code = run_script(task, sandbox, ctx, task.eval_script, path=EVAL_SCRIPT_PATH)
         if exit_code == NO_FIX_RUN_EXIT and NO_FIX_RUN in log:
             raise InfraError("eval_error", f"the image {task.image} has no {FIX_RUN}")
-        if guard is not None:
-            guard.after_run(sandbox, log, task.eval_script, exit_code, required_tests(task))
-            policy.record_findings(verdict, guard.findings, policy=guard.policy)
+        if verdict.patch_exists:
+            check_script_run(task, sandbox, ctx, log, task.eval_script)
         if verdict.patch_exists:
             verdict.patch_applied = APPLIES in log
             verdict.apply_method = "git apply (fix-run.sh)" if verdict.patch_applied else None

@@ -28,9 +28,9 @@ import pytest
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import InfraError
 from pytest_swe.errors import RowError
-from pytest_swe.evaluation import patch_and_run
 from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
+from pytest_swe.grading import patch_and_run
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import GradeRule
 from pytest_swe.task import Task

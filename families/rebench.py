@@ -23,10 +23,10 @@ import pytest
 
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
-from pytest_swe.evaluation import patch_and_run
 from pytest_swe.families.swebench.grading import EMPTY_F2P_REASON
 from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
+from pytest_swe.grading import patch_and_run
 from pytest_swe.patching import DIFF_DIR
 from pytest_swe.patching import patch_bytes
 from pytest_swe.sandbox import Sandbox
@@ -200,6 +200,7 @@ class RebenchFamily(BaseFamily):
 
     name = "swe-rebench"
     grader_version = V1_GRADER
+
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
@@ -235,11 +236,15 @@ class RebenchFamily(BaseFamily):
         )
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
+        from pytest_swe.families.logparsers import get_parser
+        from pytest_swe.families.logparsers import probe_spec
         from pytest_swe.families.swebench import grading
 
-        assert task.eval_script is not None
-        script = grading.record_exit_code(task.eval_script)
-        run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version)
+        script = grading.record_exit_code(task.eval_script or "")
+        parser_name = task.log_parser or "parse_log_pytest"
+        parser, context = get_parser(parser_name), parse_context(task)
+        spec = probe_spec(parser_name, lambda text: parser(text, context))
+        run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec)
         if not run.ran:
             return run.verdict
         return grade_v1_log(task, run.log, run.verdict)
@@ -462,6 +467,7 @@ class RebenchV2Family(BaseFamily):
 
     name = "swe-rebench-v2"
     grader_version = V2_GRADER
+
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id

@@ -31,6 +31,10 @@ class EvalContext:
     timeout: float
     output_limit: int
     saved: dict[str, str] = field(default_factory=dict)
+    integrity: Any = None
+    """The grading pipeline's state for this evaluation (``pytest_swe.grading.Integrity``)."""
+    tree: Any = None
+    """The eval sandbox's work tree as the pipeline recorded it (``pytest_swe.grading.tree.WorkTree``)."""
 
     def save(self, name: str, data: str | bytes) -> str:
         """Write an artifact (eval script, log, ...) and remember its path under ``name``."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe import grading
 from pytest_swe.agent import Agent
 from pytest_swe.agent import AgentContext
 from pytest_swe.agent import AgentResult
@@ -322,7 +323,9 @@ def swe_verdict(
     )
     try:
         with record.timed("eval"):
-            verdict = swe_family.evaluate(swe_task, swe_agent_result.patch or "", swe_eval_sandbox, ctx)
+            verdict = grading.decide(
+                swe_family.evaluate(swe_task, swe_agent_result.patch or "", swe_eval_sandbox, ctx), ctx
+            )
     finally:
         for name, path in ctx.saved.items():
             record.properties[_artifact_property(name)] = path
@@ -357,6 +360,8 @@ def _verdict_properties(verdict: Verdict) -> dict[str, Any]:
     }
     if verdict.tamper:
         props["tamper"] = "; ".join(verdict.tamper)
+    if verdict.extra.get("neutralised"):
+        props["neutralised"] = "; ".join(str(p).replace(";", ",") for p in verdict.extra["neutralised"])
     if verdict.suspicious:
         props["suspicious"] = "; ".join(verdict.suspicious)
     for name, group in verdict.tests_status.items():

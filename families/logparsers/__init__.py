@@ -16,10 +16,12 @@ followed), these raise :class:`LogParseError`.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from pytest_swe.errors import SweError
+from pytest_swe.grading import ProbeSpec
 
 from . import c
 from . import go
@@ -48,6 +50,8 @@ __all__ = [
     "parse_log",
     "parser_name_for_repo",
     "parsers_for",
+    "probe_spec",
+    "runner_of",
     "strip_ansi",
 ]
 
@@ -135,3 +139,46 @@ def parse_log(
 ) -> dict[str, str]:
     """Parse ``log`` with the parser registered under ``name``."""
     return get_parser(name, harness_version=harness_version)(log, ctx or ParseContext())
+
+
+# The runner each Python parser reads, for the grading probe's canary tests and result channel.
+_DJANGO_PARSERS = frozenset({"parse_log_django"})
+_SYMPY_PARSERS = frozenset({"parse_log_sympy"})
+_PYTEST_PARSERS = frozenset(
+    {
+        "parse_log_pytest", "parse_log_pytest_options", "parse_log_pytest_v2", "parse_log_astropy",
+        "parse_log_scikit", "parse_log_sphinx", "parse_log_matplotlib", "parse_log_seaborn",
+        "parse_log_xarray", "parse_log_flask", "parse_log_requests", "parse_log_pylint",
+        "parse_log_pydicom", "parse_log_pvlib", "parse_log_pyvista", "parse_log_sqlfluff",
+        "parse_log_astroid", "parse_log_marshmallow", "parse_log_pytest_pytest",
+    }
+)  # fmt: skip
+NORMALISING_PARSERS = frozenset(
+    {
+        "parse_log_pytest_options",
+        "parse_log_requests",
+        "parse_log_pylint",
+        "parse_log_pydicom",
+        "parse_log_matplotlib",
+        "parse_log_seaborn",
+    }
+)
+"""Parsers whose ids are not pytest's node ids as printed."""
+
+
+def runner_of(parser_name: str) -> str | None:
+    """The test runner whose output a parser reads, where the grading probe knows it."""
+    if parser_name in _DJANGO_PARSERS:
+        return "django"
+    if parser_name in _SYMPY_PARSERS:
+        return "sympy"
+    if parser_name in _PYTEST_PARSERS:
+        return "pytest"
+    return None
+
+
+def probe_spec(parser_name: str, parse: Callable[[str], Mapping[str, str]]) -> ProbeSpec:
+    """What the grading probe needs to check a run graded by ``parser_name``."""
+    return ProbeSpec(
+        runner=runner_of(parser_name), parse=parse, exact_ids=parser_name not in NORMALISING_PARSERS
+    )

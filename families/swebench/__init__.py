@@ -27,9 +27,10 @@ import pytest
 
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
-from pytest_swe.evaluation import patch_and_run
+from pytest_swe.families.logparsers import probe_spec
 from pytest_swe.family import BaseFamily
 from pytest_swe.family import EvalContext
+from pytest_swe.grading import patch_and_run
 from pytest_swe.sandbox import Sandbox
 from pytest_swe.task import Task
 from pytest_swe.task import created_at_str
@@ -76,7 +77,9 @@ def _benchmark_spec(settings: BenchmarkSettings, repo: str | None, version: str 
     try:
         return RepoSpec(**values)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{settings.file}: family_options.specs[{repo!r}] version {version}: {exc}") from None
+        raise ConfigError(
+            f"{settings.file}: family_options.specs[{repo!r}] version {version}: {exc}"
+        ) from None
 
 
 def _eval_script_for(task: Task, settings: BenchmarkSettings) -> str:
@@ -131,6 +134,7 @@ class SweBenchFamily(BaseFamily):
 
     name = "swe-bench"
     grader_version = grading.GRADER_VERSION
+
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
@@ -171,13 +175,9 @@ class SweBenchFamily(BaseFamily):
         from pytest_swe.families.logparsers import ParseContext
         from pytest_swe.families.logparsers import get_parser
 
-        assert task.eval_script is not None
-        script = grading.record_exit_code(task.eval_script)
-        run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version)
-        verdict = run.verdict
-        if not run.ran:
-            return verdict
-        parser = get_parser(task.log_parser or "parse_log_pytest")
+        script = grading.record_exit_code(task.eval_script or "")
+        parser_name = task.log_parser or "parse_log_pytest"
+        parser = get_parser(parser_name)
         parse_ctx = ParseContext(
             instance_id=task.instance_id,
             repo=task.repo or "",
@@ -185,6 +185,11 @@ class SweBenchFamily(BaseFamily):
             fail_to_pass=tuple(task.fail_to_pass),
             pass_to_pass=tuple(task.pass_to_pass),
         )
+        spec = probe_spec(parser_name, lambda text: parser(text, parse_ctx))
+        run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec)
+        verdict = run.verdict
+        if not run.ran:
+            return verdict
         log_eval = grading.evaluate_log(run.log, lambda text: parser(text, parse_ctx))
         verdict.test_exit_code = log_eval.exit_code
         verdict.log_valid = log_eval.valid
@@ -197,7 +202,9 @@ class SweBenchFamily(BaseFamily):
             task.pass_to_pass,
             task.raw.get("eval_type", grading.PASS_AND_FAIL),
         )
-        return grading.settle(verdict, report, valid=log_eval.valid)
+        return grading.settle(
+            verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass
+        )
 
 
 FAMILY = SweBenchFamily()

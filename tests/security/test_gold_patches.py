@@ -1,9 +1,11 @@
-"""Real gold patches pass the policy's static rules untouched: no false positive on real fixes.
+"""Real gold patches lose nothing to neutralisation, and real test patches never survive it.
 
-The SWE-bench rows in ``/work/shared/data`` (Verified, Lite, full dev: about a thousand real
-fixes, pytest-dev/pytest's own changes to ``src/_pytest`` among them) and the gold patches
-of every local benchmark in ``benchmarks/`` (one per family). The same rules must still
-catch each row's test patch replayed as a model patch, so the test cannot pass vacuously.
+The SWE-bench rows in ``../shared/data`` (Verified, Lite, full dev: about a thousand real
+fixes, pytest-dev/pytest's own changes to ``src/_pytest`` among them) and the gold patches of
+every local benchmark in ``benchmarks/`` (one per family). Each patch's paths, as the tree would
+show them after applying, go through the strict policy's path rules: no gold fix may lose a
+path, and every row's test patch replayed as a model patch must lose at least one, so the test
+cannot pass vacuously.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from typing import Any
 import pytest
 
 from pytest_swe.family import EvalContext
-from pytest_swe.policy import TAMPER
-from pytest_swe.policy import Protection
-from pytest_swe.policy import inspect_patch
+from pytest_swe.grading import integrity_of
+from pytest_swe.grading.configfiles import SECTIONED_FILES
+from pytest_swe.grading.diff import parse_patch
+from pytest_swe.grading.paths import PathChange
+from pytest_swe.grading.paths import Protection
+from pytest_swe.grading.paths import why_neutralised
 from pytest_swe.task import test_list
 
 from conftest import SHARED_DATA
@@ -53,30 +58,44 @@ def protection_of(row: dict[str, Any]) -> Protection:
     return Protection.build(test_patch=row.get("test_patch"), required_tests=tests)
 
 
-def test_no_real_gold_patch_is_flagged(rows: list[dict[str, Any]]) -> None:
-    flagged = {}
+def changes_of(patch: str) -> list[PathChange]:
+    """The tree changes a patch makes, by file: what the pipeline reads back after applying it."""
+    out = []
+    for part in parse_patch(patch):
+        kind = part.kind if part.kind in ("added", "deleted") else "modified"
+        out += [PathChange(p, kind) for p in part.paths[-1:]]
+    return out
+
+
+def lost_paths(patch: str, protection: Protection) -> list[str]:
+    # Names at the import roots before the patch: every top-level name the patch edits existed.
+    base = frozenset(c.path.split("/", 1)[0] for c in changes_of(patch) if c.kind != "added")
+    return [
+        f"{c.path}: {reason}"
+        for c in changes_of(patch)
+        if (reason := why_neutralised(c, protection, base)) is not None
+    ]
+
+
+def test_no_real_gold_patch_loses_a_path(rows: list[dict[str, Any]]) -> None:
+    lost = {}
+    config_edits = 0
     for row in rows:
-        findings = inspect_patch(row["patch"], protection_of(row))
-        if findings:
-            flagged[row["instance_id"]] = [str(f) for f in findings]
+        found = lost_paths(row["patch"], protection_of(row))
+        if found:
+            lost[row["instance_id"]] = found
+        config_edits += any(c.path.rsplit("/", 1)[-1] in SECTIONED_FILES for c in changes_of(row["patch"]))
     assert len({r["instance_id"] for r in rows}) > 900
     assert any(r["repo"] == "pytest-dev/pytest" and "src/_pytest/" in r["patch"] for r in rows)
-    assert flagged == {}
+    assert config_edits > 0  # setup.cfg / pyproject.toml edits exist and are judged by their sections
+    assert lost == {}
 
 
-def test_every_real_test_patch_replayed_as_a_model_patch_is_tamper(rows: list[dict[str, Any]]) -> None:
-    missed = [
-        row["instance_id"]
-        for row in rows
-        if not any(f.severity == TAMPER for f in inspect_patch(row["test_patch"], protection_of(row)))
-    ]
+def test_every_real_test_patch_replayed_as_a_model_patch_is_neutralised(rows: list[dict[str, Any]]) -> None:
+    missed = [row["instance_id"] for row in rows if not lost_paths(row["test_patch"], protection_of(row))]
     assert missed == []
-    # Even without knowing the test patch, the path rules alone catch every one of them.
-    blind = [
-        r["instance_id"]
-        for r in rows
-        if not any(f.severity == TAMPER for f in inspect_patch(r["test_patch"]))
-    ]
+    # Even without knowing the test patch, the path rules alone put back nearly all of them.
+    blind = [r["instance_id"] for r in rows if not lost_paths(r["test_patch"], Protection())]
     assert len(blind) < len(rows) // 20, blind[:10]
 
 
@@ -84,13 +103,12 @@ def local_benchmarks() -> list[Path]:
     return sorted(p for p in (REPO / "benchmarks").glob("*.yaml") if not p.name.startswith("_"))
 
 
-def test_gold_patches_of_every_local_benchmark_are_clean() -> None:
+def test_gold_patches_of_every_local_benchmark_lose_nothing() -> None:
     from pytest_swe.cli import _load_benchmark
     from pytest_swe.errors import SweError
-    from pytest_swe.evaluation import make_guard
 
     checked: dict[str, int] = {}
-    flagged: dict[str, list[str]] = {}
+    lost: dict[str, list[str]] = {}
     for path in local_benchmarks():
         try:
             settings, family, raw_rows = _load_benchmark(str(path))
@@ -101,9 +119,9 @@ def test_gold_patches_of_every_local_benchmark_are_clean() -> None:
             ctx = EvalContext(
                 settings=settings, artifacts=Path("/nonexistent"), timeout=60, output_limit=1024
             )
-            findings = inspect_patch(task.gold_patch, make_guard(task, ctx).protection)
-            if findings:
-                flagged[f"{path.name}:{task.instance_id}"] = [str(f) for f in findings]
+            found = lost_paths(task.gold_patch, integrity_of(task, ctx).protection)
+            if found:
+                lost[f"{path.name}:{task.instance_id}"] = found
             checked[family.name] = checked.get(family.name, 0) + 1
     assert checked.get("swe-bench", 0) >= 8  # the demo at least
-    assert flagged == {}
+    assert lost == {}

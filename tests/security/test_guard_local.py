@@ -1,7 +1,8 @@
-"""The guard's in-sandbox steps on a local git repository (a stand-in sandbox running bash here).
+"""Stage 2 of the grading pipeline on a local git repository (a stand-in sandbox running bash here).
 
-What a patch changed is read back from git and the file system, so these tests change the
-tree directly, as any patch tool would, between ``before_apply`` and ``after_apply``.
+Real patches, written with ``git diff`` and applied through the real fallback chain; what they
+changed is read back from git and the file system, and under ``strict`` what cannot belong to
+a fix is put back before any test would run.
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_swe import policy
+from pytest_swe.family import EvalContext
+from pytest_swe.grading import apply_model_patch
+from pytest_swe.grading import start_verdict
+from pytest_swe.grading.pipeline import Integrity
 from pytest_swe.sandbox import ExecResult
 from pytest_swe.sandbox import SandboxSpec
+from pytest_swe.task import Task
+
+from conftest import benchmark_settings
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -32,7 +39,7 @@ ENV = {
 
 
 class LocalSandbox:
-    """Enough of the sandbox protocol to run the guard's scripts on this machine."""
+    """Enough of the sandbox protocol to run the pipeline's scripts on this machine."""
 
     def __init__(self, workdir: Path) -> None:
         self.id = "local"
@@ -82,85 +89,127 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def guard(
-    repo: Path, policy_name: str = "strict", test_patch_paths: tuple[str, ...] = ("tests/test_core.py",)
-) -> policy.PatchGuard:
-    test_patch = "".join(
-        f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n" for p in test_patch_paths
-    )
-    return policy.PatchGuard(
-        policy=policy_name,
-        protection=policy.Protection.build(test_patch=test_patch),
-        workdir=str(repo),
+def make_patch(repo: Path, edit: dict[str, str | None]) -> str:
+    """A patch made by git from edits (None deletes), with the tree put back afterwards."""
+    for path, text in edit.items():
+        target = repo / path
+        if text is None:
+            target.unlink()
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+    git(repo, "add", "-A", "-f")
+    patch = git(repo, "diff", "--cached", "--binary", "HEAD")
+    git(repo, "reset", "-q", "--hard", "HEAD")
+    git(repo, "clean", "-qfdx")
+    return patch
+
+
+TEST_PATCH = "diff --git a/tests/test_core.py b/tests/test_core.py\n--- a/tests/test_core.py\n+++ b/tests/test_core.py\n@@ -1 +1 @@\n-a\n+b\n"
+
+
+def apply(repo: Path, patch: str, policy: str = "strict") -> tuple[bool, Integrity, EvalContext]:
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(repo), test_patch=TEST_PATCH)
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench", eval={"policy": policy}),
+        artifacts=repo.parent / "artifacts",
         timeout=60,
+        output_limit=1 << 20,
     )
+    verdict = start_verdict(patch, "test")
+    applied = apply_model_patch(task, patch, LocalSandbox(repo), ctx, verdict)
+    assert verdict.patch_applied is not False, verdict.reasons
+    return applied, ctx.integrity, ctx
 
 
-def rules(findings: list[policy.Finding]) -> set[str]:
-    return {f.rule for f in findings}
-
-
-def test_a_plain_fix_changes_nothing_and_raises_nothing(repo: Path) -> None:
-    sandbox, g = LocalSandbox(repo), guard(repo)
-    g.before_apply(sandbox)
-    (repo / "pkg" / "core.py").write_text("def f():\n    return 2\n")
-    (repo / "pkg" / "new_module.py").write_text("X = 1\n")
-    (repo / "setup.cfg").write_text("[metadata]\nname = pkg\n\n[flake8]\nmax-line-length = 120\n")
-    assert g.after_apply(sandbox) == [] and g.restored == [] and g.can_run
-    assert g.after_run(sandbox, "", "", 0) == []
+def test_a_plain_fix_is_left_as_it_is(repo: Path) -> None:
+    patch = make_patch(
+        repo,
+        {
+            "pkg/core.py": "def f():\n    return 2\n",
+            "pkg/new_module.py": "X = 1\n",
+            "setup.cfg": "[metadata]\nname = pkg\n\n[flake8]\nmax-line-length = 120\n",
+            "README.md": "docs\n",
+        },
+    )
+    applied, integrity, _ = apply(repo, patch)
+    assert applied and integrity.neutralised == [] and integrity.findings == [] and integrity.blocked is None
     assert "return 2" in (repo / "pkg" / "core.py").read_text()
+    assert "120" in (repo / "setup.cfg").read_text()
 
 
-def test_protected_paths_are_restored_or_removed(repo: Path) -> None:
-    sandbox, g = LocalSandbox(repo), guard(repo)
-    g.before_apply(sandbox)
-    (repo / "tests" / "test_core.py").write_text("def test_f():\n    pass\n")
-    (repo / "tests" / "conftest.py").write_text("x = 1\n")
-    (repo / "build").mkdir()
-    (repo / "build" / "conftest.py").write_text("x = 1\n")  # an ignored directory hides nothing
-    (repo / "pkg" / "evil.pth").write_text("import os\n")
-    (repo / "tests" / "test_new.py").write_text("def test():\n    pass\n")
-    (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + 'addopts = "-p no:x"\n')
-    found = g.after_apply(sandbox)
-    assert rules(found) == {"test-patch", "conftest", "startup-hook", "new-test-file", "test-config"}
-    assert g.can_run
-    assert git(repo, "status", "--porcelain", "--ignored") == ""
+def test_what_cannot_belong_to_a_fix_is_put_back(repo: Path) -> None:
+    patch = make_patch(
+        repo,
+        {
+            "pkg/core.py": "def f():\n    return 2\n",
+            "tests/test_core.py": "def test_f():\n    pass\n",
+            "tests/conftest.py": "x = 1\n",
+            "build/conftest.py": "x = 1\n",  # an ignored directory hides nothing
+            "tests/test_new.py": "def test():\n    pass\n",
+            "pyproject.toml": '[project]\nname = "pkg"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-p no:x"\n',
+            "pkg.dist-info/entry_points.txt": "[pytest11]\nx = pkg.core\n",
+            "pytest.py": "print('shadow')\n",
+        },
+    )
+    applied, integrity, _ = apply(repo, patch)
+    assert applied and integrity.findings == [] and integrity.blocked is None
+    neutralised = {entry.split(" (", 1)[0] for entry in integrity.neutralised}
+    assert neutralised == {
+        "tests/test_core.py", "tests/conftest.py", "build/conftest.py", "tests/test_new.py", "pyproject.toml",
+        "pkg.dist-info/entry_points.txt", "pytest.py",
+    }  # fmt: skip
+    assert git(repo, "status", "--porcelain", "--ignored") == " M pkg/core.py\n"
     assert "assert f() == 2" in (repo / "tests" / "test_core.py").read_text()
 
 
+def test_official_policy_restores_nothing_and_only_notes(repo: Path) -> None:
+    patch = make_patch(repo, {"tests/conftest.py": "x = 1\n"})
+    applied, integrity, _ = apply(repo, patch, "official")
+    assert applied and integrity.neutralised == []
+    assert [f.rule for f in integrity.findings] == ["neutralised-under-strict"]
+    assert (repo / "tests" / "conftest.py").exists()
+
+
+def test_a_plain_diff_announcing_a_new_test_file_as_an_edit_is_read_from_the_tree(repo: Path) -> None:
+    """Agents write ``--- a/x`` / ``+++ b/x`` / ``@@ -0,0`` for new files: the tree tells what happened."""
+    patch = (
+        "--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
+        "--- a/tests/test_extra.py\n+++ b/tests/test_extra.py\n@@ -0,0 +1,2 @@\n+def test_extra():\n+    pass\n"
+    )
+    applied, integrity, _ = apply(repo, patch)
+    assert applied and integrity.findings == []
+    assert [e.split(" (", 1)[0] for e in integrity.neutralised] == ["tests/test_extra.py"]
+    assert "return 2" in (repo / "pkg" / "core.py").read_text()
+
+
 def test_what_the_image_had_before_is_not_the_patch(repo: Path) -> None:
-    hook = repo / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\n")
-    (repo / "pkg" / "core.py").write_text("dirty in the image\n")
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
+    (repo / "pkg" / "core.py").write_text("def f():\n    return 1  # dirty in the image\n")
     future = repo / "tests" / "data_future.txt"
     future.write_text("x")
     later = time.time() + 3600
     os.utime(future, (later, later))
-    sandbox, g = LocalSandbox(repo), guard(repo)
-    g.before_apply(sandbox)
-    (repo / "pkg" / "other.py").write_text("Y = 2\n")
-    assert g.after_apply(sandbox) == []
-    assert g.after_run(sandbox, "", "", 0) == []
+    patch = "diff --git a/pkg/other.py b/pkg/other.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/other.py\n@@ -0,0 +1 @@\n+Y = 2\n"
+    applied, integrity, ctx = apply(repo, patch)
+    assert applied and integrity.neutralised == [] and integrity.findings == []
+    assert ctx.tree.git_after_run() == []
 
 
 def test_a_patch_that_changes_git_is_not_run_under_strict(repo: Path) -> None:
-    for name, can_run in (("strict", False), ("official", True)):
-        sandbox, g = LocalSandbox(repo), guard(repo, name)
-        g.before_apply(sandbox)
-        hook = repo / ".git" / "hooks" / "post-checkout"
-        hook.write_text("#!/bin/sh\necho hooked\n")
-        assert "git" in rules(g.after_apply(sandbox))
-        assert g.can_run is can_run
-        hook.unlink()
+    hook = "diff --git a/.git/hooks/post-checkout b/.git/hooks/post-checkout\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/post-checkout\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+echo hooked\n"
+    for name, blocked in (("strict", True), ("official", False)):
+        _, integrity, _ = apply(repo, hook, name)
+        assert "git" in {f.rule for f in integrity.findings}
+        assert (integrity.blocked is not None) is blocked
+        (repo / ".git" / "hooks" / "post-checkout").unlink(missing_ok=True)
 
 
 def test_git_deleted_or_rewritten_during_the_tests(repo: Path) -> None:
-    sandbox, g = LocalSandbox(repo), guard(repo)
-    g.before_apply(sandbox)
-    g.after_apply(sandbox)
+    _, _, ctx = apply(repo, make_patch(repo, {"pkg/core.py": "def f():\n    return 2\n"}))
     git(repo, "commit", "-q", "--allow-empty", "-m", "rewritten")
     (repo / ".git" / "hooks" / "post-checkout").write_text("#!/bin/sh\n")
-    messages = [f.message for f in g.after_run(sandbox, "", "", 0)]
-    assert any("HEAD moved" in m for m in messages) and any("hook" in m for m in messages), messages
+    problems = ctx.tree.git_after_run()
+    assert any("HEAD moved" in m for m in problems) and any("hook" in m for m in problems), problems
     shutil.rmtree(repo / ".git")
-    assert [f.message for f in g.after_run(sandbox, "", "", 0)] == [".git was deleted during the tests"]
+    assert ctx.tree.git_after_run() == [".git was deleted during the tests"]

@@ -10,8 +10,9 @@ import pytest
 from pytest_swe.config import load_benchmark
 from pytest_swe.config import parse_dotlist
 from pytest_swe.errors import ConfigError
-from pytest_swe.evaluation import make_guard
 from pytest_swe.family import EvalContext
+from pytest_swe.grading import integrity_of
+from pytest_swe.grading import settings_of
 from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.providers.docker import parse_size
 from pytest_swe.providers.docker import this_run
@@ -54,12 +55,12 @@ def test_policy_settings_reach_the_guard(tmp_path: Path) -> None:
     task = Task(
         family="swe-bench", instance_id="a", image="i", test_patch=None, fail_to_pass=["tests/test_a.py::t"]
     )
-    guard = make_guard(
-        task, EvalContext(settings=settings, artifacts=tmp_path, timeout=60, output_limit=1024)
-    )
-    assert guard.policy == "official" and guard.max_patch_bytes == 5000
-    assert guard.protection.allowed_patterns == ("docs/*",)
-    assert guard.protection.paths == frozenset({"tests/test_a.py"})
+    ctx = EvalContext(settings=settings, artifacts=tmp_path, timeout=60, output_limit=1024)
+    integrity = integrity_of(task, ctx)
+    assert integrity.policy == "official" and settings_of(settings.eval)[1]["max_patch_bytes"] == 5000
+    assert integrity.protection.allowed_patterns == ("docs/*",)
+    assert integrity.protection.paths == frozenset({"tests/test_a.py"})
+    assert integrity_of(task, ctx) is integrity  # one state per evaluation
     default = load_benchmark(bench(tmp_path))
     assert default.eval.policy == "strict" and default.eval.policy_options.max_patch_bytes == 10_000_000
 
@@ -86,19 +87,19 @@ def test_a_run_with_a_bad_policy_stops_before_any_sandbox(swe_project: SweProjec
     assert not [c for c in run.cases if c.outcome in ("passed", "failed")]
 
 
-def test_families_applying_the_patch_themselves_get_the_static_rules(tmp_path: Path) -> None:
-    from pytest_swe.evaluation import inspect_model_patch
-    from pytest_swe.evaluation import start_verdict
+def test_families_applying_the_patch_themselves_get_the_log_checks(tmp_path: Path) -> None:
+    """Multi-SWE-bench's fix-run.sh applies the patch itself: the pipeline still reads its log, and
+    a harness marker printed by the code under test is evidence the verdict cannot outlive."""
+    from pytest_swe.grading import check_script_run
+    from pytest_swe.grading import decide
+    from pytest_swe.grading import inspect_model_patch
+    from pytest_swe.verdict import Verdict
 
     settings = load_benchmark(bench(tmp_path))
     task = Task(family="x", instance_id="a", image="i", workdir="/home/repo")
-    patch = "diff --git a/conftest.py b/conftest.py\nnew file mode 100644\n--- /dev/null\n+++ b/conftest.py\n@@ -0,0 +1 @@\n+x = 1\n"
-    verdict = start_verdict(patch, "grader")
-    inspect_model_patch(
-        task,
-        patch,
-        EvalContext(settings=settings, artifacts=tmp_path, timeout=60, output_limit=1024),
-        verdict,
-    )
-    verdict.resolved = True  # what the family's own grading says
-    assert verdict.resolved is False and verdict.tamper and verdict.tamper[0].startswith("conftest:")
+    ctx = EvalContext(settings=settings, artifacts=tmp_path, timeout=60, output_limit=1024)
+    inspect_model_patch(task, "diff --git a/x b/x\n", ctx)
+    script = "set -x\n: '>>>>> Start Test Output'\nrun\n: '>>>>> End Test Output'\n"
+    check_script_run(task, None, ctx, "+ : '>>>>> Start Test Output'\n>>>>> Start Test Output\n", script)  # type: ignore[arg-type]
+    verdict = decide(Verdict(resolved=True, resolution="RESOLVED_FULL"), ctx)
+    assert verdict.resolved is False and verdict.tamper[0].startswith("forged-marker:")

@@ -18,10 +18,16 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from pytest_swe import policy
 from pytest_swe import task as task_helpers
 from pytest_swe.config import BenchmarkSettings
 from pytest_swe.errors import RowError
+from pytest_swe.grading import diff
+from pytest_swe.grading import logcheck
+from pytest_swe.grading.configfiles import steering_changed
+from pytest_swe.grading.paths import PathChange
+from pytest_swe.grading.paths import Protection
+from pytest_swe.grading.paths import why_neutralised
+from pytest_swe.grading.tree import unbundle
 from pytest_swe.patching import apply_script
 from pytest_swe.patching import encode_patch
 from pytest_swe.patching import patch_bytes
@@ -165,10 +171,12 @@ def test_patch_handling_never_raises(patch: str) -> None:
     assert encode_patch(patch) == data[: len(encode_patch(patch))]
     assert len(patch_sha256(patch)) == 64
     assert "{path}" not in apply_script("/testbed")
-    findings = policy.inspect_patch(patch, policy.Protection.build(test_patch=patch, required_tests=["t::x"]))
-    assert all(f.severity in (policy.TAMPER, policy.SUSPICIOUS) and f.rule and f.message for f in findings)
-    for part in policy.parse_patch(patch):
+    protection = Protection.build(test_patch=patch, required_tests=["t::x"])
+    for part in diff.parse_patch(patch):
         assert all(isinstance(p, str) for p in part.paths)
+        for path in part.paths:
+            found = why_neutralised(PathChange(path, "added"), protection, frozenset())
+            assert found is None or (isinstance(found, str) and found)
 
 
 @FAST
@@ -176,11 +184,15 @@ def test_patch_handling_never_raises(patch: str) -> None:
     st.one_of(any_text, patchish), st.one_of(any_text, patchish), st.one_of(st.none(), st.integers(-300, 300))
 )
 def test_log_checks_never_raise(log: str, script: str, code: int | None) -> None:
-    findings = policy.check_log(log, script, code, ["t::x"])
-    assert all(f.severity in (policy.TAMPER, policy.SUSPICIOUS) for f in findings)
-    assert all(v >= 0 for v in policy.marker_budget(script).values())
-    policy.config_change_findings("setup.cfg", log, script)
-    policy.unbundle(log.encode("utf-8", errors="surrogatepass"))
+    findings = logcheck.forged_markers(log, script)
+    budget = logcheck.marker_budget(script)
+    # A marker is evidence exactly when the log holds it more often than the script can print it.
+    assert {f.message.split("'")[1] for f in findings} == {m for m, n in budget.items() if log.count(m) > n}
+    assert isinstance(steering_changed("setup.cfg", log, script), bool)
+    assert isinstance(steering_changed("pyproject.toml", log, script), bool)
+    assert steering_changed("pyproject.toml", script, script) is False
+    parts = unbundle(log.encode("utf-8", errors="surrogatepass"))
+    assert all(isinstance(k, str) and isinstance(v, bytes) for k, v in parts.items())
 
 
 segment = st.text(string.ascii_letters + string.digits + "_-. ", min_size=1, max_size=10).filter(
@@ -195,7 +207,7 @@ segment = st.text(string.ascii_letters + string.digits + "_-. ", min_size=1, max
     st.sampled_from(["git", "quoted", "plain"]),
     st.text(max_size=60),
 )
-def test_a_conftest_is_found_however_the_diff_spells_it(
+def test_a_conftest_is_named_however_the_diff_spells_it(
     dirs: list[str], crlf: bool, style: str, body: str
 ) -> None:
     path = "/".join([*dirs, "conftest.py"])
@@ -208,8 +220,9 @@ def test_a_conftest_is_found_however_the_diff_spells_it(
         patch = f"--- /dev/null\t2024-01-01\n+++ b/{path}\t2024-01-01\n@@ -0,0 +1 @@\n+{body}\n"
     if crlf:
         patch = patch.replace("\n", "\r\n")
-    rules = {f.rule for f in policy.inspect_patch(patch) if f.severity == policy.TAMPER}
-    assert "conftest" in rules
+    named = {p for part in diff.parse_patch(patch) for p in part.paths}
+    assert path in named, named
+    assert "conftest" in (why_neutralised(PathChange(path, "added"), Protection(), frozenset()) or "")
 
 
 @FAST
@@ -221,4 +234,4 @@ def test_bundles_read_back_what_was_written(parts: list[tuple[str, bytes]]) -> N
     expected = {}
     for name, body in parts:
         expected[name] = body
-    assert policy.unbundle(data) == expected
+    assert unbundle(data) == expected

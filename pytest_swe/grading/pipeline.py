@@ -1,0 +1,403 @@
+"""Grading one patch, top to bottom: inspect, neutralise, apply, run, parse, check evidence, grade.
+
+Every family goes through these stages; a family supplies its eval script, its parser and its
+grading rule, and nothing else. The verdict is decided in :func:`decide`, once, after the
+family graded the test results:
+
+1. :func:`inspect` reads the patch text for notes (never a verdict by itself).
+2. :func:`apply_model_patch` applies the patch through the fallback chain, reads back what
+   really changed in the tree, and under ``strict`` *neutralises* what cannot belong to a
+   fix (test files, ``conftest.py``, runner configuration, start-up files, entry points,
+   compiled files, shadowing modules): restored and recorded, never punished.
+3. :func:`patch_and_run` runs the eval script; under ``strict`` with the probe around the test
+   command (start-up state re-checked after the script's install step, canary tests, the
+   result channel).
+4. The family parses the log and grades (its own rule, the official one for SWE-bench).
+5. :func:`decide` drops the canaries from the status map and turns *evidence* of forgery into
+   an unresolved verdict under ``strict``; under ``official`` it is only recorded.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from pytest_swe.family import EvalContext
+from pytest_swe.patching import APPLY_COMMANDS
+from pytest_swe.patching import ApplyResult
+from pytest_swe.patching import apply_patch
+from pytest_swe.patching import patch_bytes
+from pytest_swe.sandbox import Sandbox
+from pytest_swe.task import Task
+from pytest_swe.verdict import Verdict
+
+from . import evidence as ev
+from . import probe
+from .configfiles import SECTIONED_FILES
+from .configfiles import steering_changed
+from .findings import TAMPER
+from .findings import Finding
+from .findings import dedupe
+from .findings import evidence
+from .findings import note
+from .logcheck import HARNESS_MARKERS
+from .logcheck import forged_markers
+from .paths import PathChange
+from .paths import Protection
+from .paths import why_neutralised
+from .run import run_script
+from .tree import WorkTree
+
+POLICY_VERSION = "pytest-swe/grading-2"
+STRICT = "strict"
+OFFICIAL = "official"
+POLICIES = (STRICT, OFFICIAL)
+APPLY_TIMEOUT = 300.0
+GUARD_TIMEOUT = 120.0
+StatusMap = Mapping[str, str]
+_CANARY_EXIT = re.compile(r"(>>>>> Test Exit Code: )1\b")
+
+
+@dataclass
+class ProbeSpec:
+    """What a family tells the pipeline so the probe can check its runs."""
+
+    runner: str | None
+    """``pytest``, ``django``, ``sympy``, ``unittest``, or None (no canaries, no channel)."""
+    parse: Callable[[str], Mapping[str, str]]
+    """The family's parser: log text -> status map."""
+    exact_ids: bool = True
+    """Whether the parser's test ids are pytest node ids as printed (no normalisation)."""
+
+
+@dataclass
+class Integrity:
+    """One evaluation's grading state, from the first stage to :func:`decide`."""
+
+    policy: str
+    protection: Protection
+    findings: list[Finding] = field(default_factory=list)
+    neutralised: list[str] = field(default_factory=list)
+    blocked: str | None = None
+    plan: probe.Plan | None = None
+    results: probe.ProbeResults | None = None
+    canary_keys: set[str] = field(default_factory=set)
+
+    @property
+    def strict(self) -> bool:
+        return self.policy == STRICT
+
+    def add(self, findings: list[Finding]) -> None:
+        self.findings = dedupe([*self.findings, *findings])
+
+
+@dataclass
+class EvalRun:
+    """What happened in the eval sandbox, before the family parses it."""
+
+    verdict: Verdict
+    ran: bool = False
+    log: str = ""
+    """The log as the family grades it: the eval log without the probe's canary lines."""
+    raw_log: str = ""
+    exit_code: int | None = None
+    apply: ApplyResult | None = None
+
+
+def settings_of(eval_settings: Any) -> tuple[str, Mapping[str, Any]]:
+    """(policy name, options mapping) from ``EvalSettings`` or anything shaped like it."""
+    policy = getattr(eval_settings, "policy", STRICT) or STRICT
+    options = getattr(eval_settings, "policy_options", None)
+    if options is None:
+        return policy, {}
+    if hasattr(options, "model_dump"):
+        return policy, options.model_dump()
+    return policy, dict(options)
+
+
+def required_tests(task: Task) -> list[str]:
+    """Every test id the task's grading reads."""
+    tests = [*task.fail_to_pass, *task.pass_to_pass]
+    for group in task.extra_required.values():
+        tests += group
+    tests += list(task.expected_status_map or {})
+    return tests
+
+
+def integrity_of(task: Task, ctx: EvalContext) -> Integrity:
+    """The evaluation's grading state, created on first use from ``eval.policy`` and its options."""
+    current = ctx.integrity
+    if isinstance(current, Integrity):
+        return current
+    name, options = settings_of(ctx.settings.eval)
+    protection = Protection.build(
+        test_patch=task.test_patch,
+        required_tests=required_tests(task),
+        hidden_paths=task.hidden_paths,
+        workdir=task.workdir,
+        protected_patterns=options.get("protected_paths") or (),
+        allowed_patterns=options.get("allowed_paths") or (),
+    )
+    created = Integrity(policy=name, protection=protection)
+    ctx.integrity = created
+    return created
+
+
+def start_verdict(patch: str, grader: str) -> Verdict:
+    return Verdict(resolved=False, patch_exists=bool(patch.strip()), grader=grader)
+
+
+# --- 1. inspect ------------------------------------------------------------------------------
+
+
+def inspect(patch: str) -> list[Finding]:
+    """Notes on the patch text. What a patch changed is read from the tree, not from here."""
+    return [
+        note("marker-text", f"the patch contains the harness log marker {m!r}")
+        for m in HARNESS_MARKERS
+        if m in patch
+    ]
+
+
+def inspect_model_patch(task: Task, patch: str, ctx: EvalContext) -> Integrity:
+    """Stage 1 alone, for families that apply the patch inside their own script."""
+    integrity = integrity_of(task, ctx)
+    integrity.add(inspect(patch))
+    return integrity
+
+
+# --- 2. apply and neutralise -----------------------------------------------------------------
+
+
+def neutralise(tree: WorkTree, integrity: Integrity, changes: list[PathChange]) -> dict[str, str]:
+    """The changed paths the strict policy restores, each with why."""
+    chosen: dict[str, str] = {}
+    for change in changes:
+        reason = why_neutralised(change, integrity.protection, tree.base_names)
+        configured = change.path.rsplit("/", 1)[-1] in SECTIONED_FILES
+        if reason is None and configured and not integrity.protection.allowed(change.path):
+            before, after = tree.versions(change.path)
+            if steering_changed(change.path, before, after):
+                reason = "its pytest settings or plugin entry points changed"
+        if reason is not None:
+            chosen[change.path] = reason
+    return chosen
+
+
+def apply_model_patch(
+    task: Task,
+    patch: str,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    verdict: Verdict,
+    *,
+    commands: tuple[str, ...] = APPLY_COMMANDS,
+) -> bool:
+    """Apply the patch; False (with a reason on the verdict) when it does not apply.
+
+    The tree is recorded first, so what the patch really changed is read back afterwards;
+    under ``strict`` the paths :func:`neutralise` picks are restored to the base commit.
+    """
+    integrity = integrity_of(task, ctx)
+    if not verdict.patch_exists:
+        verdict.reasons.append("the patch is empty")
+        return True
+    options = settings_of(ctx.settings.eval)[1]
+    limit = options.get("max_patch_bytes")
+    size = len(patch_bytes(patch))
+    if integrity.strict and limit is not None and size > limit:
+        verdict.patch_applied = False
+        verdict.reasons.append(
+            f"the patch is {size / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit"
+            " (eval.policy_options.max_patch_bytes); it was not applied"
+        )
+        return False
+    integrity.add(inspect(patch))
+    tree = WorkTree(
+        sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{secrets.token_hex(6)}", min(ctx.timeout, GUARD_TIMEOUT)
+    )
+    tree.record()
+    ctx.tree = tree
+    applied = apply_patch(
+        sandbox, patch, workdir=task.workdir, timeout=min(ctx.timeout, APPLY_TIMEOUT), commands=commands
+    )
+    ctx.save("apply.log", applied.log)
+    verdict.patch_applied = applied.applied
+    verdict.apply_method = applied.method
+    if not applied.applied:
+        verdict.reasons.append(
+            "the patch did not apply (" + ", ".join(c.split(" {path}")[0] for c in commands) + ")"
+        )
+        return False
+    changed = tree.changes()
+    if changed.git_altered:
+        integrity.add([evidence("git", "the patch changed .git (hooks, config or refs run during the eval)")])
+        if integrity.strict:
+            integrity.blocked = "the patch changed .git"
+    restore = neutralise(tree, integrity, changed.changes)
+    described = [f"{path} ({reason})" for path, reason in restore.items()]
+    if integrity.strict and restore and integrity.blocked is None:
+        left = tree.restore(list(restore))
+        integrity.neutralised += described
+        if left:
+            integrity.blocked = "protected paths could not be restored: " + ", ".join(left[:5])
+            integrity.add([evidence("restore", integrity.blocked)])
+    elif restore:
+        integrity.add([note("neutralised-under-strict", entry) for entry in described])
+    return True
+
+
+# --- 3. run ----------------------------------------------------------------------------------
+
+
+def _prepare_probe(
+    task: Task, sandbox: Sandbox, ctx: EvalContext, script: str, spec: ProbeSpec | None
+) -> str:
+    integrity = integrity_of(task, ctx)
+    if not integrity.strict:
+        return script
+    plan = probe.plan_for(
+        workdir=task.workdir, script=script, test_patch=task.test_patch, runner=spec.runner if spec else None
+    )
+    probe.install(sandbox, plan, task.test_patch, timeout=min(ctx.timeout, GUARD_TIMEOUT))
+    integrity.plan = plan
+    return probe.instrument(script, plan)
+
+
+def _graded_view(log: str, plan: probe.Plan, reading: ev.CanaryReading) -> str:
+    """The log without the canaries' lines; when only must-fail canaries failed, the test
+    command's recorded exit status 1 is the one the run would have had without them: 0."""
+    view = "\n".join(line for line in log.split("\n") if plan.token not in line)
+    if reading.only_canaries_failed:
+        view = _CANARY_EXIT.sub(r"\g<1>0", view)
+    return view
+
+
+def _check_run(
+    task: Task, sandbox: Sandbox, ctx: EvalContext, run: EvalRun, script: str, spec: ProbeSpec | None
+) -> None:
+    integrity = integrity_of(task, ctx)
+    integrity.add(forged_markers(run.raw_log, script))
+    tree = ctx.tree
+    if isinstance(tree, WorkTree):
+        integrity.add([evidence("git", problem) for problem in tree.git_after_run()])
+    plan = integrity.plan
+    run.log = run.raw_log
+    if plan is None:
+        return
+    results = probe.collect(sandbox, plan)
+    integrity.results = results
+    integrity.neutralised += [
+        f"{entry}, after the eval script's install step" for entry in results.pre.get("neutralised", [])
+    ]
+    if spec is None:
+        return
+    required = required_tests(task)
+    status_map = dict(spec.parse(_between_markers(run.raw_log)) or spec.parse(run.raw_log))
+    reading = ev.read_canaries(plan, results, status_map, required)
+    integrity.canary_keys = reading.keys
+    without = {k: v for k, v in status_map.items() if k not in reading.keys}
+    integrity.add(reading.findings)
+    integrity.add(ev.read_channel(plan, results, without, required, exact_ids=spec.exact_ids))
+    integrity.add(ev.read_unit_channel(results, without, required))
+    integrity.add(ev.read_integrity(plan, results))
+    integrity.add(ev.conflicting_statuses(_between_markers(run.raw_log), required, spec.parse, spec.runner))
+    run.log = _graded_view(run.raw_log, plan, reading)
+
+
+def _between_markers(log: str) -> str:
+    if probe.START_MARK in log:
+        return log.split(probe.START_MARK, 1)[1].split(probe.END_MARK, 1)[0]
+    return log
+
+
+def patch_and_run(
+    task: Task,
+    patch: str,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    script: str,
+    *,
+    grader: str,
+    commands: tuple[str, ...] = APPLY_COMMANDS,
+    path: str = "/eval.sh",
+    command: str | None = None,
+    probe_spec: ProbeSpec | None = None,
+) -> EvalRun:
+    """Stages 1-3: apply the patch (neutralising what a fix cannot need), then run ``script``.
+
+    Stops early (``ran=False``) when the patch does not apply, is empty and the settings say
+    not to run empty patches, or changed ``.git``.
+    """
+    verdict = start_verdict(patch, grader)
+    run = EvalRun(verdict)
+    if not apply_model_patch(task, patch, sandbox, ctx, verdict, commands=commands):
+        return run
+    if not verdict.patch_exists and not ctx.settings.eval.run_empty_patch:
+        return run
+    integrity = integrity_of(task, ctx)
+    if integrity.blocked is not None:
+        verdict.reasons.append(f"the tests were not run: {integrity.blocked}")
+        return run
+    instrumented = _prepare_probe(task, sandbox, ctx, script, probe_spec)
+    run.raw_log, run.exit_code = run_script(task, sandbox, ctx, instrumented, path=path, command=command)
+    run.ran = True
+    _check_run(task, sandbox, ctx, run, script, probe_spec)
+    return run
+
+
+def check_script_run(task: Task, sandbox: Sandbox, ctx: EvalContext, log: str, script: str) -> None:
+    """The log checks for families that apply the patch inside their own script."""
+    integrity_of(task, ctx).add(forged_markers(log, script))
+
+
+# --- 5. decide -------------------------------------------------------------------------------
+
+
+def decide(verdict: Verdict, ctx: EvalContext) -> Verdict:
+    """The one place a verdict's fate is settled: evidence of forgery makes it unresolved under
+    ``strict``; neutralised paths and notes are recorded; canaries never reach the ledger."""
+    integrity = ctx.integrity
+    if not isinstance(integrity, Integrity):
+        return verdict
+    if integrity.canary_keys:
+        verdict.test_results = {
+            k: v for k, v in verdict.test_results.items() if k not in integrity.canary_keys
+        }
+    tamper = [f for f in integrity.findings if f.severity == TAMPER]
+    notes = [f for f in integrity.findings if f.severity != TAMPER]
+    verdict.extra["policy"] = f"{integrity.policy} ({POLICY_VERSION})"
+    if integrity.neutralised:
+        verdict.extra["neutralised"] = list(integrity.neutralised)
+    if integrity.plan is not None:
+        verdict.extra["probe"] = _probe_summary(integrity)
+    verdict.suspicious = [str(f) for f in notes]
+    if integrity.strict:
+        verdict.tamper = [str(f) for f in tamper]
+    else:
+        verdict.suspicious += [f"{f} (evidence under {STRICT})" for f in tamper]
+    if verdict.tamper:
+        if verdict.resolved:
+            verdict.extra["resolved_without_policy"] = True
+        verdict.resolved = False
+        verdict.resolution = "RESOLVED_NO"
+        reason = f"tampering detected by the {STRICT} policy ({len(verdict.tamper)} finding(s), see tamper)"
+        verdict.reasons.insert(0, reason)
+    return verdict
+
+
+def _probe_summary(integrity: Integrity) -> dict[str, Any]:
+    results = integrity.results
+    pre = results.pre if results else {}
+    return {
+        "canary_files": sorted((pre.get("canaries") or {}).keys()),
+        "channel": (pre.get("channel") or {}).get("installed", False),
+        "channel_events": len(results.channel) if results else 0,
+        "compiled_removed": pre.get("compiled_removed", 0),
+        "errors": (results.errors if results else "")[-500:],
+    }

@@ -1,0 +1,271 @@
+"""The harness's probe in the eval sandbox: canary tests, the result channel, start-up integrity.
+
+:func:`plan_for` decides, from the eval script and the task, which graded test files get
+canaries (only files the test command runs whole, for the runners whose output the family
+reads: pytest, Django's runner, SymPy's ``bin/test``, unittest) and whether the result channel
+can load (a direct pytest invocation). :func:`install` ships ``hook.py`` and ``channel.py`` into
+the sandbox and records the start-up state; :func:`instrument` puts the probe's two steps into
+the eval script around the test command; :func:`collect` reads back what they wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import shlex
+from dataclasses import dataclass
+from dataclasses import field
+from importlib.resources import files
+from typing import Any
+
+from pytest_swe.sandbox import Sandbox
+
+from ..diff import patch_paths
+from ..paths import SHADOWABLE
+
+PROBE_ROOT = "/tmp/pytest-swe"
+START_MARK = ">>>>> Start Test Output"
+END_MARK = ">>>>> End Test Output"
+
+RUNNERS = ("pytest", "django", "sympy", "unittest")
+_PYTEST_COMMAND = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?(?:py\.?test|python[\d.]*\s+-m\s+pytest)(?=\s|$)")
+_SELECTING = frozenset({"-k", "-m", "--deselect", "--lf", "--last-failed", "--sw", "--stepwise", "--ff"})
+_FAILFAST_LONG = ("--exitfirst", "--maxfail", "--failfast", "-x")
+
+
+def _read(name: str) -> str:
+    return files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+@dataclass
+class Plan:
+    """What the probe does in one evaluation (written to the sandbox as ``plan.json``)."""
+
+    repo: str
+    dir: str
+    token: str
+    graded: list[dict[str, Any]] = field(default_factory=list)
+    channel: dict[str, Any] = field(default_factory=dict)
+    failfast: bool = False
+    test_patch_paths: list[str] = field(default_factory=list)
+    test_patch_file: str | None = None
+    test_commands: int = 0
+    """How many test-runner invocations the eval script's test section holds."""
+
+    @property
+    def canaries_planned(self) -> bool:
+        return any(g.get("canary") for g in self.graded)
+
+    def to_json(self) -> str:
+        data = {
+            "repo": self.repo,
+            "dir": self.dir,
+            "token": self.token,
+            "graded": self.graded,
+            "channel": self.channel,
+            "failfast": self.failfast,
+            "test_patch_paths": self.test_patch_paths,
+            "test_patch_file": self.test_patch_file,
+            "shadow_names": sorted(SHADOWABLE),
+        }
+        return json.dumps(data, sort_keys=True)
+
+
+def test_section(script: str) -> list[str]:
+    """The command lines between the start and end markers of an eval script."""
+    lines = script.split("\n")
+    start = next((i for i, line in enumerate(lines) if START_MARK in line), None)
+    end = next(
+        (i for i, line in enumerate(lines) if END_MARK in line and start is not None and i > start), None
+    )
+    if start is None or end is None:
+        return []
+    return [line for line in lines[start + 1 : end] if line.strip() and not line.strip().startswith("#")]
+
+
+def _tokens(lines: list[str]) -> list[str]:
+    """The arguments of the test commands (for pytest, those after ``pytest`` itself)."""
+    out: list[str] = []
+    for line in lines:
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            words = line.split()
+        runner = next((i for i, w in enumerate(words) if w.rsplit("/", 1)[-1] in ("pytest", "py.test")), None)
+        out += words[runner + 1 :] if runner is not None else words
+    return out
+
+
+def _failfast(tokens: list[str]) -> bool:
+    for token in tokens:
+        if token.startswith("--"):
+            if token.split("=", 1)[0] in _FAILFAST_LONG:
+                return True
+        elif token.startswith("-") and len(token) > 1:
+            for char in token[1:]:
+                if char in "rkmpocnW":  # an option that takes the rest as its value
+                    break
+                if char == "x":
+                    return True
+    return False
+
+
+def _django_label(path: str) -> str | None:
+    if not path.endswith(".py"):
+        return None
+    parts = path[:-3].split("/")
+    if parts and parts[0] == "tests":
+        parts = parts[1:]
+    return ".".join(parts) if parts else None
+
+
+def _runs_whole(path: str, runner: str, tokens: list[str]) -> bool:
+    """Whether the test command runs every test of ``path`` (so canaries added to it run too)."""
+    if runner == "django":
+        label = _django_label(path)
+        return label is not None and any(t == label or label.startswith(t + ".") for t in tokens)
+    for token in tokens:
+        clean = token.rstrip("/")
+        if token == path or (clean and (path.startswith(clean + "/") or clean == ".")):
+            return True
+    return False
+
+
+def plan_for(
+    *,
+    workdir: str,
+    script: str,
+    test_patch: str | None,
+    runner: str | None,
+    channel: bool = True,
+) -> Plan:
+    """Decide what the probe does for one eval script (no sandbox needed)."""
+    token = secrets.token_hex(6)
+    plan = Plan(repo=workdir, dir=f"{PROBE_ROOT}/g-{secrets.token_hex(8)}", token=token)
+    paths = sorted(p for p in patch_paths(test_patch or "") if p and not p.startswith("/") and ".." not in p)
+    plan.test_patch_paths = paths
+    section = test_section(script)
+    tokens = _tokens(section)
+    plan.test_commands = sum(1 for line in section if _PYTEST_COMMAND.search(line))
+    plan.failfast = _failfast(tokens)
+    selecting = any(t.split("=", 1)[0] in _SELECTING for t in tokens)
+    if runner in RUNNERS and section:
+        for path in paths:
+            if not path.endswith(".py"):
+                continue
+            whole = _runs_whole(path, runner, tokens) and not selecting
+            plan.graded.append({"path": path, "runner": runner, "canary": whole})
+    if test_patch and plan.graded:
+        plan.test_patch_file = f"{plan.dir}/test.patch"
+    direct = plan.test_commands > 0 and not any(t == "tox" or t.endswith("/tox") for t in tokens)
+    chosen = {
+        "enable": True,
+        "module": f"swe_{secrets.token_hex(5)}",
+        "out": f"{PROBE_ROOT}/c-{secrets.token_hex(8)}.jsonl",
+    }
+    if channel and runner == "pytest" and direct:
+        plan.channel = {**chosen, "kind": "pytest"}
+    elif channel and runner in ("django", "unittest") and section:
+        plan.channel = {**chosen, "kind": "unit"}
+    else:
+        reason = (
+            "no direct pytest invocation" if runner == "pytest" else f"no channel for the {runner} runner"
+        )
+        plan.channel = {"enable": False, "reason": reason}
+    return plan
+
+
+def channel_source(plan: Plan) -> str:
+    """The channel module for the plan's runner, with its output path (and graded files) filled in."""
+    out = plan.channel.get("out", "")
+    if plan.channel.get("kind") == "unit":
+        return _read("unitchannel.py").replace("@OUT@", out)
+    graded = json.dumps(sorted(g["path"] for g in plan.graded))
+    return _read("channel.py").replace("@OUT@", out).replace("@GRADED@", graded)
+
+
+def install(sandbox: Sandbox, plan: Plan, test_patch: str | None, *, timeout: float) -> str:
+    """Ship the probe into the sandbox and record the start-up state; returns the snapshot's output."""
+    sandbox.write_file(f"{plan.dir}/hook.py", _read("hook.py").encode("utf-8"), mode=0o600)
+    sandbox.write_file(f"{plan.dir}/plan.json", plan.to_json().encode("utf-8"), mode=0o600)
+    if plan.channel.get("enable"):
+        sandbox.write_file(f"{plan.dir}/channel.py", channel_source(plan).encode("utf-8"), mode=0o644)
+    if plan.test_patch_file and test_patch:
+        sandbox.write_file(
+            plan.test_patch_file, test_patch.encode("utf-8", errors="surrogateescape"), mode=0o600
+        )
+    command = (
+        f'py=$(command -v python3 || command -v python) || exit 0; "$py" {plan.dir}/hook.py snapshot '
+        f"{plan.dir}/plan.json 2>>{plan.dir}/hook.err; exit 0"
+    )
+    return sandbox.exec(command, timeout=timeout, workdir="/").output
+
+
+def _step(plan: Plan, mode: str) -> str:
+    run = f'"$__swe_py" {plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err'
+    if mode == "pre":
+        run = f'eval "$({run})"'
+    return (
+        f"__swe_rc=$?; __swe_py=$(command -v python || command -v python3 || true); "
+        f'if [ -n "$__swe_py" ]; then {run} || true; fi; (exit $__swe_rc)'
+    )
+
+
+def instrument(script: str, plan: Plan) -> str:
+    """The eval script with the probe's steps right before the test command and right after it."""
+    lines = script.split("\n")
+    start = next((i for i, line in enumerate(lines) if START_MARK in line), None)
+    end = next(
+        (i for i, line in enumerate(lines) if start is not None and i > start and END_MARK in line), None
+    )
+    if start is None or end is None:
+        return script
+    after = end + 1
+    if after < len(lines) and "Test Exit Code" in lines[after]:
+        after += 1
+    out = [*lines[:start], _step(plan, "pre"), *lines[start:after], _step(plan, "post"), *lines[after:]]
+    return "\n".join(out)
+
+
+@dataclass
+class ProbeResults:
+    """What the probe's steps wrote (empty where a step did not run)."""
+
+    pre: dict[str, Any] = field(default_factory=dict)
+    post: dict[str, Any] = field(default_factory=dict)
+    snapshot_expected: dict[str, str | None] = field(default_factory=dict)
+    channel: list[dict[str, Any]] = field(default_factory=list)
+    errors: str = ""
+
+
+def _json(sandbox: Sandbox, path: str) -> Any:
+    try:
+        return json.loads(sandbox.read_file(path).decode("utf-8", errors="replace"))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def collect(sandbox: Sandbox, plan: Plan) -> ProbeResults:
+    results = ProbeResults()
+    results.pre = _json(sandbox, f"{plan.dir}/pre.json") or {}
+    results.post = _json(sandbox, f"{plan.dir}/post.json") or {}
+    snapshot = _json(sandbox, f"{plan.dir}/snapshot.json") or {}
+    results.snapshot_expected = snapshot.get("expected") or {}
+    if plan.channel.get("enable"):
+        try:
+            raw = sandbox.read_file(plan.channel["out"]).decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            raw = ""
+        for line in raw.splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                results.channel.append(record)
+    try:
+        results.errors = sandbox.read_file(f"{plan.dir}/hook.err").decode("utf-8", errors="replace")[-2000:]
+    except FileNotFoundError:
+        results.errors = ""
+    return results

@@ -1,0 +1,669 @@
+# The harness's own steps inside the eval sandbox (shipped as text, run with the image's Python).
+#
+# It runs with whatever interpreter the task's image has, as old as Python 3.5, so it uses
+# nothing newer than 3.5 and only the standard library. Modes:
+#
+#   snapshot PLAN  after the model patch is applied and neutralised, before the eval script:
+#                  record the start-up state (site directories, the repository's conftest and
+#                  configuration files, entry points, compiled files, import-root names).
+#   pre PLAN       inside the eval script, right before the test command (after its install
+#                  step and the test patch): undo what changed the start-up state since the
+#                  snapshot, add the canary tests to the graded files, install the result
+#                  channel; prints the shell lines that enable the channel.
+#   post PLAN      inside the eval script, right after the test command: what the graded files
+#                  and the start-up state look like now; removes the channel.
+#
+# Results go to JSON files in the plan's directory; nothing is printed to the log.
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+
+CONFIG_FILES = (
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+)
+STARTUP_FILES = ("sitecustomize.py", "usercustomize.py")
+EDITABLE_LINE = re.compile(
+    r"^import __editable___[\w.\-]+_finder; __editable___[\w.\-]+_finder\.install\(.*\)$"
+)
+SKIP_DIRS = (".git", ".tox", ".nox", "node_modules", ".mypy_cache", ".hypothesis")
+RUNNER_PACKAGES = ("pytest", "_pytest", "pluggy", "py", "_py", "iniconfig", "xdist")
+"""Installed test-runner code whose sources a planted install step could rewrite."""
+
+
+def load(path):
+    with open(path) as fh:
+        return json.load(fh)
+
+
+def dump(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(data, fh, sort_keys=True)
+    os.rename(tmp, path)
+
+
+def sha(path):
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 16), b""):
+                digest.update(block)
+    except (IOError, OSError):
+        return None
+    return digest.hexdigest()
+
+
+def stat_key(path):
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return "%d:%d" % (int(st.st_mtime * 1000), st.st_size)
+
+
+def read_text(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except (IOError, OSError):
+        return None
+
+
+# --- where start-up state lives ---------------------------------------------------------------
+
+
+def site_dirs(repo, given=None):
+    """Every directory Python processes .pth files in or takes packages from, outside the repo."""
+    if given is not None:
+        return sorted(os.path.realpath(d) for d in given if os.path.isdir(d))
+    found = set()
+    try:
+        import site
+
+        for d in site.getsitepackages() + [site.getusersitepackages()]:
+            found.add(d)
+    except Exception:
+        pass
+    for entry in sys.path:
+        if entry.endswith(("site-packages", "dist-packages")):
+            found.add(entry)
+    import glob
+
+    for pattern in (
+        "/usr/lib/python*/*-packages",
+        "/usr/local/lib/python*/*-packages",
+        "/usr/lib/python3/dist-packages",
+        "/opt/*/lib/python*/site-packages",
+        "/opt/*/envs/*/lib/python*/site-packages",
+        "/root/.local/lib/python*/site-packages",
+        "/root/.pyenv/versions/*/lib/python*/site-packages",
+        "/venv/lib/python*/site-packages",
+        "/opt/venv/lib/python*/site-packages",
+        "/usr/local/venv/lib/python*/site-packages",
+    ):
+        found.update(glob.glob(pattern))
+    real_repo = os.path.realpath(repo)
+    out = []
+    for d in sorted(found):
+        real = os.path.realpath(d)
+        if os.path.isdir(real) and not (real + "/").startswith(real_repo + "/"):
+            out.append(real)
+    return sorted(set(out))
+
+
+def walk(top, prune_repo=None):
+    """Files under ``top`` (relative paths), skipping VCS and tool caches."""
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        rel_root = os.path.relpath(root, top)
+        for name in files:
+            yield name, os.path.normpath(os.path.join(rel_root, name)), os.path.join(root, name)
+        for name in list(dirs):
+            full = os.path.join(root, name)
+            if os.path.islink(full):
+                yield name, os.path.normpath(os.path.join(rel_root, name)), full
+
+
+def entry_point_groups(text):
+    """{group: sorted entries} of an entry_points.txt."""
+    groups = {}
+    current = None
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1].strip().lower()
+            groups.setdefault(current, [])
+        elif current is not None:
+            groups[current].append(re.sub(r"\s+", "", line))
+    return dict((k, sorted(v)) for k, v in groups.items())
+
+
+def is_runner_plugin_group(group):
+    return group.replace("_", "").replace("-", "") == "pytest11"
+
+
+def site_state(dirs):
+    """Start-up files of the site directories: .pth files, customize modules, entry points, caches."""
+    state = {}
+    for d in dirs:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for name in names:
+            full = os.path.join(d, name)
+            if name.endswith(".pth") or name in STARTUP_FILES or name.startswith("__editable__"):
+                state[full] = {"kind": "startup", "sha": sha(full), "text": read_text(full)}
+            elif name.endswith((".dist-info", ".egg-info")) and os.path.isdir(full):
+                ep = os.path.join(full, "entry_points.txt")
+                if os.path.exists(ep):
+                    state[ep] = {"kind": "entry_points", "sha": sha(ep), "text": read_text(ep)}
+        for _name, _rel, full in walk(d):
+            if full.endswith(".pyc") and "__pycache__" in full:
+                state[full] = {"kind": "pyc", "stat": stat_key(full)}
+        for root in runner_roots(d):
+            for _name, _rel, full in walk(root):
+                if full.endswith(".py"):
+                    state[full] = {"kind": "runner", "sha": sha(full)}
+    return state
+
+
+def runner_roots(site_dir):
+    """The test runner's installed packages in a site directory, and the standard library's unittest."""
+    roots = [os.path.join(site_dir, name) for name in RUNNER_PACKAGES]
+    stdlib = os.path.dirname(site_dir)
+    if os.path.basename(stdlib).startswith("python"):
+        roots.append(os.path.join(stdlib, "unittest"))
+    return [r for r in roots if os.path.isdir(r) and not os.path.islink(r)]
+
+
+def import_roots(repo):
+    roots = [repo]
+    for sub in ("src", "lib"):
+        if os.path.isdir(os.path.join(repo, sub)):
+            roots.append(os.path.join(repo, sub))
+    return roots
+
+
+def repo_state(repo):
+    """The repository's files that steer the test runner, and the names at its import roots."""
+    state = {}
+    for name, rel, full in walk(repo):
+        if name == "conftest.py" or name in CONFIG_FILES or name in STARTUP_FILES:
+            state[rel] = {"kind": "steering", "sha": sha(full)}
+        elif name == "entry_points.txt" and os.path.dirname(rel).endswith((".dist-info", ".egg-info")):
+            state[rel] = {"kind": "entry_points", "sha": sha(full), "text": read_text(full)}
+        elif name.endswith(".pyc") and "__pycache__" in rel:
+            state[rel] = {"kind": "pyc", "stat": stat_key(full)}
+    names = {}
+    for root in import_roots(repo):
+        try:
+            for name in os.listdir(root):
+                names[os.path.relpath(os.path.join(root, name), repo)] = 1
+        except OSError:
+            pass
+    return state, sorted(names)
+
+
+def module_name(entry):
+    base = os.path.basename(entry)
+    for suffix in (".py", ".pyc", ".pyw"):
+        if base.endswith(suffix):
+            return base[: -len(suffix)]
+    if "." in base and not os.path.isdir(entry):
+        head = base.split(".", 1)[0]
+        return head if base.endswith((".so", ".pyd")) else None
+    return base
+
+
+# --- snapshot ----------------------------------------------------------------------------------
+
+
+def cmd_snapshot(plan):
+    repo = plan["repo"]
+    d = plan["dir"]
+    copies = os.path.join(d, "copies")
+    if not os.path.isdir(copies):
+        os.makedirs(copies)
+    dirs = site_dirs(repo, plan.get("site_dirs"))
+    rstate, names = repo_state(repo)
+    for i, rel in enumerate(sorted(rstate)):
+        if rstate[rel]["kind"] in ("steering", "entry_points"):
+            keep = os.path.join(copies, "r%d" % i)
+            shutil.copyfile(os.path.join(repo, rel), keep)
+            rstate[rel]["copy"] = keep
+    sstate = site_state(dirs)
+    for i, path in enumerate(sorted(sstate)):
+        if sstate[path]["kind"] == "runner":
+            keep = os.path.join(copies, "s%d" % i)
+            shutil.copyfile(path, keep)
+            sstate[path]["copy"] = keep
+    installed = set()
+    for d2 in dirs:
+        try:
+            for name in os.listdir(d2):
+                mod = module_name(os.path.join(d2, name))
+                if mod:
+                    installed.add(mod)
+        except OSError:
+            pass
+    dump(
+        os.path.join(d, "snapshot.json"),
+        {
+            "site_dirs": dirs,
+            "site": sstate,
+            "repo": rstate,
+            "names": names,
+            "installed": sorted(installed),
+            "expected": expected_graded(plan),
+        },
+    )
+
+
+def expected_graded(plan):
+    """sha256 of each graded file as base + test patch: what the eval script must produce."""
+    import subprocess
+
+    patch = plan.get("test_patch_file")
+    graded = [g["path"] for g in plan.get("graded", [])]
+    if not patch or not graded:
+        return {}
+    scratch = os.path.join(plan["dir"], "expected")
+    for rel in graded:
+        target = os.path.join(scratch, rel)
+        if not os.path.isdir(os.path.dirname(target)):
+            os.makedirs(os.path.dirname(target))
+        proc = subprocess.Popen(
+            ["git", "-c", "core.fsmonitor=", "cat-file", "--filters", "HEAD:" + rel],
+            cwd=plan["repo"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        out, _err = proc.communicate()
+        if proc.returncode == 0:
+            with open(target, "wb") as fh:
+                fh.write(out)
+    args = ["git", "apply"] + ["--include=" + rel for rel in graded] + [patch]
+    env = dict(os.environ)
+    env.pop("GIT_DIR", None)
+    env["GIT_CEILING_DIRECTORIES"] = os.path.dirname(scratch)
+    proc = subprocess.Popen(args, cwd=scratch, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.communicate()
+    if proc.returncode != 0:
+        return {}
+    return dict((rel, sha(os.path.join(scratch, rel))) for rel in graded)
+
+
+# --- neutralise --------------------------------------------------------------------------------
+
+
+def pth_is_inert(text, repo):
+    """A .pth file that only adds existing directories, or the setuptools editable finder line."""
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("import ", "import\t")):
+            if not EDITABLE_LINE.match(line):
+                return False
+        elif not os.path.isdir(line) and not os.path.isdir(os.path.join(repo, line)):
+            return False
+    return True
+
+
+def without_runner_plugins(text, allowed):
+    """entry_points.txt text whose pytest11 entries are only those in ``allowed``."""
+    out = []
+    current = None
+    for line in text.splitlines(True):
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            current = stripped[1:-1].strip().lower()
+        elif current is not None and is_runner_plugin_group(current) and stripped and stripped[0] not in "#;":
+            if re.sub(r"\s+", "", stripped) not in allowed:
+                continue
+        out.append(line)
+    return "".join(out)
+
+
+def plugin_groups_emptied(text):
+    """Drop pytest11 section headers left without entries."""
+    lines = text.splitlines(True)
+    out = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if (
+            stripped.startswith("[")
+            and stripped.endswith("]")
+            and is_runner_plugin_group(stripped[1:-1].strip().lower())
+        ):
+            rest = lines[i + 1 :]
+            following = []
+            for nxt in rest:
+                if nxt.strip().startswith("["):
+                    break
+                following.append(nxt)
+            if not any(n.strip() and n.strip()[0] not in "#;" for n in following):
+                continue
+        out.append(line)
+    return "".join(out)
+
+
+def drop_new_plugins(path, old_text, new_text):
+    """Remove from ``path`` the pytest11 entries ``new_text`` has and ``old_text`` had not."""
+    allowed = set()
+    for group, entries in entry_point_groups(old_text).items():
+        if is_runner_plugin_group(group):
+            allowed.update(entries)
+    fixed = plugin_groups_emptied(without_runner_plugins(new_text or "", allowed))
+    if fixed == (new_text or ""):
+        return False
+    write(path, fixed)
+    return True
+
+
+def remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def write(path, text):
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def neutralise(plan, snap):
+    """Undo start-up changes made since the snapshot (by the eval script's install step)."""
+    repo = plan["repo"]
+    done = []
+    compiled = [0]  # compiled files are caches: removing them is always safe, so they are counted
+    old_site = snap["site"]
+    new_site = site_state(snap["site_dirs"])
+    for path in sorted(set(old_site) | set(new_site)):
+        old, new = old_site.get(path), new_site.get(path)
+        kind = (new or old)["kind"]
+        if kind == "pyc":
+            if new is not None and (old is None or old["stat"] != new["stat"]):
+                remove(path)
+                compiled[0] += 1
+            continue
+        if old is not None and new is not None and old.get("sha") == new.get("sha"):
+            continue
+        if kind == "runner":
+            if old is not None and old.get("copy"):
+                shutil.copyfile(old["copy"], path)
+                done.append(path + " (installed test-runner code changed by the install step, restored)")
+            continue
+        if kind == "entry_points":
+            if new is not None and drop_new_plugins(path, old["text"] if old else "", new["text"]):
+                done.append(path + " (new pytest11 entry point removed)")
+            continue
+        name = os.path.basename(path)
+        if name.endswith(".pth") and new is not None and pth_is_inert(new["text"], repo):
+            continue
+        if name.startswith("__editable__") and name.endswith(".py") and old is None:
+            continue  # the finder of an editable install; its .pth line is what runs it
+        if old is None:
+            remove(path)
+            done.append(path + " (start-up file added by the install step, removed)")
+        elif old.get("text") is not None:
+            write(path, old["text"])
+            done.append(path + " (start-up file changed by the install step, restored)")
+    rstate, names = repo_state(repo)
+    old_repo = snap["repo"]
+    for rel in sorted(set(old_repo) | set(rstate)):
+        old, new = old_repo.get(rel), rstate.get(rel)
+        kind = (new or old)["kind"]
+        full = os.path.join(repo, rel)
+        if kind == "pyc":
+            if new is not None and (old is None or old["stat"] != new["stat"]):
+                remove(full)
+                compiled[0] += 1
+            continue
+        if old is not None and new is not None and old.get("sha") == new.get("sha"):
+            continue
+        if rel in plan.get("test_patch_paths", []):
+            continue  # the eval script itself applied the test patch to it
+        if kind == "entry_points":
+            if new is not None and drop_new_plugins(full, old["text"] if old else "", new["text"]):
+                done.append(rel + " (new pytest11 entry point removed)")
+            continue
+        if old is None:
+            remove(full)
+            done.append(rel + " (added by the install step, removed)")
+        elif old.get("copy"):
+            shutil.copyfile(old["copy"], full)
+            done.append(rel + " (changed by the install step, restored)")
+    shadowed = set(plan.get("shadow_names", [])) | set(snap.get("installed", []))
+    for entry in names:
+        if entry in snap["names"] or entry in plan.get("test_patch_paths", []):
+            continue
+        full = os.path.join(repo, entry)
+        if os.path.isdir(full) and not os.path.exists(os.path.join(full, "__init__.py")):
+            continue  # a namespace portion never wins over an installed package
+        mod = module_name(full)
+        if mod and mod in shadowed:
+            remove(os.path.join(repo, entry))
+            done.append(entry + " (shadows the installed module " + mod + ", removed)")
+    return done, compiled[0]
+
+
+# --- canaries ----------------------------------------------------------------------------------
+
+PYTEST_CANARIES = """
+
+def {prefix}swe_{token}_ok():
+    pass
+
+
+def {prefix}swe_{token}_fail():
+    raise AssertionError("{token}")
+"""
+
+PYTEST_FAILFAST_CANARIES = """
+
+import pytest as _swe_{token}_pytest
+
+
+def {prefix}swe_{token}_ok():
+    pass
+
+
+@_swe_{token}_pytest.mark.xfail(strict=True, reason="{token}")
+def {prefix}swe_{token}_fail():
+    raise AssertionError("{token}")
+"""
+
+UNITTEST_CANARIES = """
+
+import unittest as _swe_{token}_unittest
+
+
+class SweCanary{token}(_swe_{token}_unittest.TestCase):
+    def test_swe_{token}_ok(self):
+        pass
+
+    {decorator}def test_swe_{token}_fail(self):
+        raise AssertionError("{token}")
+"""
+
+SYMPY_CANARIES = """
+
+def test_swe_{token}_ok():
+    pass
+
+
+def test_swe_{token}_fail():
+    raise AssertionError("{token}")
+"""
+
+
+def function_prefix(repo):
+    """The prefix pytest collects test functions by (``python_functions``), ``test_`` by default."""
+    for name, section in (("pytest.ini", "pytest"), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
+        text = read_text(os.path.join(repo, name))
+        if not text:
+            continue
+        match = re.search(r"^\[" + re.escape(section) + r"\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        if match:
+            found = re.search(r"^python_functions\s*=\s*(.+)$", match.group(1), re.M)
+            if found:
+                return _prefix_of(found.group(1))
+    text = read_text(os.path.join(repo, "pyproject.toml")) or ""
+    found = re.search(r"^python_functions\s*=\s*(.+)$", text, re.M)
+    if found:
+        return _prefix_of(found.group(1).strip().strip("[]").replace('"', " ").replace("'", " "))
+    return "test_"
+
+
+def _prefix_of(patterns):
+    for pattern in patterns.split():
+        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*\*$", pattern):
+            return pattern[:-1]
+    return None
+
+
+def add_canaries(plan):
+    repo = plan["repo"]
+    token = plan["token"]
+    placed = {}
+    for graded in plan.get("graded", []):
+        if not graded.get("canary"):
+            continue
+        full = os.path.join(repo, graded["path"])
+        if not os.path.isfile(full) or os.path.islink(full):
+            continue
+        runner = graded["runner"]
+        if runner == "pytest":
+            prefix = function_prefix(repo)
+            if prefix is None:
+                continue
+            template = PYTEST_FAILFAST_CANARIES if plan.get("failfast") else PYTEST_CANARIES
+            code = template.format(prefix=prefix, token=token)
+            names = [prefix + "swe_" + token + "_ok", prefix + "swe_" + token + "_fail"]
+        elif runner in ("django", "unittest"):
+            decorator = "@_swe_%s_unittest.expectedFailure\n    " % token if plan.get("failfast") else ""
+            code = UNITTEST_CANARIES.format(token=token, decorator=decorator)
+            names = ["test_swe_" + token + "_ok", "test_swe_" + token + "_fail"]
+        elif runner == "sympy" and not plan.get("failfast"):
+            code = SYMPY_CANARIES.format(token=token)
+            names = ["test_swe_" + token + "_ok", "test_swe_" + token + "_fail"]
+        else:
+            continue
+        with open(full, "rb") as fh:
+            data = fh.read()
+        if b"\r\n" in data:
+            code = code.replace("\n", "\r\n")
+        if data and not data.endswith(b"\n"):
+            data += b"\r\n" if b"\r\n" in data else b"\n"
+        with open(full, "wb") as fh:
+            fh.write(data + code.encode("utf-8"))
+        placed[graded["path"]] = names
+    return placed
+
+
+# --- the result channel ------------------------------------------------------------------------
+
+
+def purelib():
+    try:
+        import sysconfig
+
+        return sysconfig.get_paths()["purelib"]
+    except Exception:
+        return None
+
+
+def install_channel(plan):
+    channel = plan.get("channel") or {}
+    if not channel.get("enable"):
+        return {"installed": False, "reason": channel.get("reason", "not requested")}
+    target = purelib()
+    if not target or not os.path.isdir(target):
+        return {"installed": False, "reason": "no site-packages directory for " + sys.executable}
+    source = os.path.join(plan["dir"], "channel.py")
+    path = os.path.join(target, channel["module"] + ".py")
+    installed = {
+        "installed": True,
+        "path": path,
+        "python": sys.executable,
+        "kind": channel.get("kind", "pytest"),
+    }
+    try:
+        shutil.copyfile(source, path)
+        if installed["kind"] == "unit":  # loaded at start-up: the runner is not pytest
+            installed["pth"] = os.path.join(target, channel["module"] + ".pth")
+            write(installed["pth"], "import " + channel["module"] + "\n")
+    except (IOError, OSError) as exc:
+        return {"installed": False, "reason": "cannot write %s: %s" % (path, exc)}
+    return installed
+
+
+# --- modes -------------------------------------------------------------------------------------
+
+
+def graded_hashes(plan):
+    return dict((g["path"], sha(os.path.join(plan["repo"], g["path"]))) for g in plan.get("graded", []))
+
+
+def cmd_pre(plan):
+    d = plan["dir"]
+    try:
+        snap = load(os.path.join(d, "snapshot.json"))
+    except (IOError, OSError, ValueError):
+        snap = None
+    done, compiled = neutralise(plan, snap) if snap else ([], 0)
+    result = {"neutralised": done, "compiled_removed": compiled, "snapshot": snap is not None}
+    result["before_canaries"] = graded_hashes(plan)
+    result["canaries"] = add_canaries(plan)
+    result["graded"] = graded_hashes(plan)
+    result["channel"] = install_channel(plan)
+    dump(os.path.join(d, "pre.json"), result)
+    if result["channel"].get("installed") and result["channel"].get("kind") == "pytest":
+        sys.stdout.write('export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p %s"\n' % plan["channel"]["module"])
+
+
+def cmd_post(plan):
+    d = plan["dir"]
+    result = {"graded": graded_hashes(plan)}
+    try:
+        pre = load(os.path.join(d, "pre.json"))
+    except (IOError, OSError, ValueError):
+        pre = {}
+    channel = pre.get("channel") or {}
+    for key in ("pth", "path"):
+        if channel.get(key):
+            try:
+                os.unlink(channel[key])
+            except OSError:
+                pass
+    dump(os.path.join(d, "post.json"), result)
+
+
+def main(argv):
+    mode, plan_path = argv[1], argv[2]
+    plan = load(plan_path)
+    {"snapshot": cmd_snapshot, "pre": cmd_pre, "post": cmd_post}[mode](plan)
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv)
+    except Exception as exc:  # the eval goes on; the harness reads what is missing as missing
+        sys.stderr.write("pytest-swe probe: %s: %s\n" % (type(exc).__name__, exc))

@@ -1,0 +1,107 @@
+"""Running an eval script in the sandbox: a hard timeout, a capped log kept as an artifact, and
+faults of the sandbox (timeout, memory, process or disk limit, a sandbox that died) raised as
+infrastructure errors, never scored as model failures."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_swe.errors import InfraError
+from pytest_swe.family import EvalContext
+from pytest_swe.sandbox import ExecResult
+from pytest_swe.sandbox import Sandbox
+from pytest_swe.task import Task
+
+
+def limit_counters(sandbox: Sandbox) -> dict[str, Any]:
+    """The sandbox's limit counters (memory kills, process-limit hits, disk), when its provider has them."""
+    read = getattr(sandbox, "limit_counters", None)
+    if read is None:
+        return {}
+    try:
+        return dict(read())
+    except Exception:
+        return {}
+
+
+def sandbox_survived(sandbox: Sandbox, result: ExecResult, settle: float = 3.0) -> bool:
+    """Whether the sandbox outlived the command. A command that ended by a signal (or with no
+    exit code) may have died with its sandbox, whose engine can still report it running for a
+    moment: then watch it for ``settle`` seconds before believing it."""
+    if not sandbox.alive():
+        return False
+    if result.timed_out or (result.exit_code is not None and result.exit_code < 128):
+        return True
+    end = time.monotonic() + settle
+    while time.monotonic() < end:
+        time.sleep(0.25)
+        if not sandbox.alive():
+            return False
+    return True
+
+
+def classify_fault(
+    result: ExecResult,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    alive: bool,
+    timeout: float,
+    log_path: str,
+) -> InfraError | None:
+    """The infrastructure fault behind a finished exec, if any; the most specific cause wins."""
+
+    def grew(key: str) -> bool:
+        return int(after.get(key) or 0) > int(before.get(key) or 0)
+
+    if after.get("disk_exceeded"):
+        limit = after.get("disk_limit") or 0
+        return InfraError(
+            "disk_full",
+            f"the eval wrote more than the sandbox's {limit / 2**20:.0f} MiB disk limit (log: {log_path})",
+        )
+    if result.oom_killed or grew("oom_kills"):
+        return InfraError("oom", f"the eval was killed for exceeding the memory limit (log: {log_path})")
+    if grew("pids_limit_hits"):
+        return InfraError(
+            "pids_limit", f"the eval reached the sandbox's process limit (a fork bomb?) (log: {log_path})"
+        )
+    if not alive:
+        return InfraError("sandbox_died", f"the sandbox stopped during the eval (log: {log_path})")
+    if result.timed_out:
+        return InfraError("eval_timeout", f"the eval did not finish within {timeout:g}s (log: {log_path})")
+    return None
+
+
+def run_script(
+    task: Task,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    script: str,
+    *,
+    path: str = "/eval.sh",
+    command: str | None = None,
+    log_name: str = "eval.log",
+) -> tuple[str, int | None]:
+    """Upload and run an eval script with the eval timeout; return (log, exit code).
+
+    Raises InfraError ``eval_timeout``, ``oom``, ``pids_limit``, ``disk_full`` or
+    ``sandbox_died``; the partial log is saved either way.
+    """
+    ctx.save(path.rsplit("/", 1)[-1], script)
+    sandbox.write_file(path, script.encode("utf-8", errors="surrogateescape"), mode=0o755)
+    before = limit_counters(sandbox)
+    result = sandbox.exec(
+        command or f"/bin/bash {path}",
+        timeout=ctx.timeout,
+        workdir=task.workdir,
+        env=task.eval_env or None,
+        output_limit=ctx.output_limit,
+    )
+    log_path = ctx.save(log_name, result.output)
+    after = limit_counters(sandbox)
+    fault = classify_fault(result, before, after, sandbox_survived(sandbox, result), ctx.timeout, log_path)
+    if fault is not None:
+        raise fault
+    return result.output, result.exit_code

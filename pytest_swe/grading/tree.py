@@ -1,0 +1,234 @@
+"""The work tree in the eval sandbox: what a patch really changed, and putting paths back.
+
+Before the patch is applied the tree is recorded (HEAD, files already dirty in the image, a
+fingerprint of ``.git`` metadata, a time stamp, the names at the import roots). Afterwards what
+changed is read back from git (content changes of tracked files) and the file system (every
+file written since the stamp, ignored directories included), so no diff syntax can hide a path.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from dataclasses import field
+
+from pytest_swe.sandbox import Sandbox
+
+from .diff import normalise
+from .paths import IMPORT_ROOTS
+from .paths import PathChange
+
+GIT_FUNCTIONS = r"""
+g() { git -c core.fsmonitor= -c core.hooksPath=/dev/null "$@"; }
+gitmeta() {
+  if [ -f .git ]; then echo GITFILE; sha256sum .git; return; fi
+  [ -d .git ] || { echo NO_GIT; return; }
+  find .git \( -path .git/objects -o -path .git/logs -o -path .git/index -o -name '*.lock' \
+    -o -name FETCH_HEAD -o -name ORIG_HEAD -o -path .git/lfs \) -prune -o \( -type f -o -type l \) -print0 2>/dev/null \
+    | sort -z | xargs -0 -r sha256sum 2>/dev/null
+  find .git/hooks .git/info -type l -print 2>/dev/null
+}
+gitstate() {  # what must not appear while the tests run: replace refs, grafts, hooks, a hooks path
+  for r in $(ls -A .git/refs/replace 2>/dev/null); do echo "replace ref $r"; done
+  [ -e .git/info/grafts ] && echo "grafts file .git/info/grafts"
+  find .git/hooks -type f ! -name '*.sample' -print 2>/dev/null | sed 's/^/hook /'
+  v=$(git config --local --get core.hooksPath 2>/dev/null) && echo "core.hooksPath $v"
+}
+bundle() {  # bundle OUT PART...: each part as "<name> <bytes>" then its bytes, read back in one go
+  out=$1; shift; : > "$out"
+  for part in "$@"; do
+    [ -f "$d/$part" ] || : > "$d/$part"
+    printf '%s %s\n' "$part" "$(wc -c < "$d/$part" | tr -d ' ')" >> "$out"
+    cat "$d/$part" >> "$out"
+  done
+}
+"""
+
+_BEFORE = """\
+cd {workdir} || exit 3
+d={dir}
+rm -rf "$d" && mkdir -p "$d" && chmod 700 "$d" || exit 4
+{functions}
+gitmeta > "$d/gitmeta.before"
+gitstate > "$d/gitstate" 2>/dev/null
+g rev-parse -q --verify HEAD > "$d/head" 2>/dev/null
+g diff --name-only -z --no-renames HEAD > "$d/dirty" 2>/dev/null
+for r in {roots}; do [ -d "$r" ] && (cd "$r" && ls -A | sed "s|^|$r/|"); done > "$d/roots" 2>/dev/null
+: > "$d/stamp"
+sleep 0.01
+find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/future" 2>/dev/null
+bundle "$d/before" head dirty future gitmeta.before gitstate roots
+exit 0
+"""
+
+_AFTER = """\
+cd {workdir} || exit 3
+d={dir}
+{functions}
+gitmeta > "$d/gitmeta.after"
+g diff --name-status -z --no-renames HEAD > "$d/tracked" 2>/dev/null
+find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/new" 2>/dev/null
+GIT_LITERAL_PATHSPECS=1 xargs -0 -r git -c core.fsmonitor= ls-files -z --others -- < "$d/new" > "$d/untracked" 2>/dev/null
+bundle "$d/after" tracked new untracked gitmeta.after
+exit 0
+"""
+
+_RESTORE = """\
+cd {workdir} || exit 3
+xargs -0 -r -n 1 sh -c '
+  if git cat-file -e "HEAD:$1" 2>/dev/null; then
+    rm -rf -- "$1" 2>/dev/null
+    git -c core.fsmonitor= -c core.hooksPath=/dev/null checkout -q HEAD -- "$1" || echo "cannot restore $1"
+  else
+    rm -rf -- "$1" || echo "cannot remove $1"
+  fi' restore < {listing}
+exit 0
+"""
+
+_SHOW = """\
+cd {workdir} && git -c core.fsmonitor= show HEAD:{path} > {out}.before 2>/dev/null
+cat -- {path} > {out}.after 2>/dev/null
+exit 0
+"""
+
+_AFTER_RUN = """\
+cd {workdir} || {{ echo "missing workdir"; exit 0; }}
+{functions}
+[ -e .git ] || {{ echo "missing .git"; exit 0; }}
+echo "head $(git rev-parse -q --verify HEAD 2>/dev/null)"
+[ -n "{head}" ] && {{ git cat-file -e "{head}^{{commit}}" 2>/dev/null || echo "lost base commit"; }}
+gitstate
+exit 0
+"""
+
+
+def unbundle(data: bytes) -> dict[str, bytes]:
+    """The parts of a bundle written by the ``bundle`` shell function."""
+    parts: dict[str, bytes] = {}
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break
+        name, _, size = data[pos:end].decode("ascii", errors="replace").rpartition(" ")
+        try:
+            length = int(size)
+        except ValueError:
+            break
+        parts[name] = data[end + 1 : end + 1 + length]
+        pos = end + 1 + length
+    return parts
+
+
+def _nul_list(data: bytes) -> list[str]:
+    return [p for p in data.decode("utf-8", errors="surrogateescape").split("\0") if p]
+
+
+def _repo_path(path: str) -> str:
+    return normalise(path[2:] if path.startswith("./") else path)
+
+
+@dataclass
+class TreeChanges:
+    """What the patch changed in the work tree, read back from git and the file system."""
+
+    changes: list[PathChange] = field(default_factory=list)
+    git_altered: bool = False
+
+
+class WorkTree:
+    """The repository in one eval sandbox, seen through git and the file system."""
+
+    def __init__(self, sandbox: Sandbox, workdir: str, directory: str, timeout: float) -> None:
+        self.sandbox = sandbox
+        self.workdir = workdir
+        self.dir = directory
+        self.timeout = timeout
+        self.head: str | None = None
+        self.base_names: frozenset[str] = frozenset()
+        self._dirty: set[str] = set()
+        self._future: set[str] = set()
+        self._gitmeta = b""
+        self._gitstate: set[str] = set()
+
+    def _exec(self, script: str) -> str:
+        return self.sandbox.exec(script, timeout=self.timeout, workdir="/").output
+
+    def read(self, name: str) -> bytes:
+        try:
+            return self.sandbox.read_file(f"{self.dir}/{name}")
+        except FileNotFoundError:
+            return b""
+
+    def record(self) -> None:
+        """HEAD, dirty files, ``.git`` metadata, import-root names and a time stamp, before the patch."""
+        roots = " ".join(shlex.quote(r or ".") for r in IMPORT_ROOTS)
+        self._exec(
+            _BEFORE.format(
+                workdir=shlex.quote(self.workdir), dir=self.dir, functions=GIT_FUNCTIONS, roots=roots
+            )
+        )
+        parts = unbundle(self.read("before"))
+        self.head = parts.get("head", b"").decode(errors="replace").strip() or None
+        self._dirty = set(_nul_list(parts.get("dirty", b"")))
+        self._future = {_repo_path(p) for p in _nul_list(parts.get("future", b""))}
+        self._gitmeta = parts.get("gitmeta.before", b"")
+        self._gitstate = set(parts.get("gitstate", b"").decode(errors="replace").splitlines())
+        names = parts.get("roots", b"").decode("utf-8", errors="surrogateescape").splitlines()
+        self.base_names = frozenset(_repo_path(n) for n in names if n)
+
+    def changes(self) -> TreeChanges:
+        """What changed since :meth:`record` (content changes of tracked files, new files, ``.git``)."""
+        self._exec(_AFTER.format(workdir=shlex.quote(self.workdir), dir=self.dir, functions=GIT_FUNCTIONS))
+        parts = unbundle(self.read("after"))
+        tracked_raw = _nul_list(parts.get("tracked", b""))
+        touched = {_repo_path(p) for p in _nul_list(parts.get("new", b""))} - self._future
+        untracked = {normalise(p) for p in _nul_list(parts.get("untracked", b""))} - self._future
+        out = TreeChanges(git_altered=parts.get("gitmeta.after", b"") != self._gitmeta)
+        tracked: set[str] = set()
+        for status, path in zip(tracked_raw[::2], tracked_raw[1::2], strict=False):
+            path = normalise(path)
+            tracked.add(path)
+            if path in self._dirty and path not in touched:
+                continue  # dirty in the image already, not touched by the patch
+            kind = {"D": "deleted", "T": "typechange", "A": "added"}.get(status[:1], "modified")
+            out.changes.append(PathChange(path, kind, symlink=status.startswith("T")))
+        for path in sorted(untracked - tracked):
+            out.changes.append(PathChange(path, "added"))
+        return out
+
+    def versions(self, path: str) -> tuple[str | None, str | None]:
+        """A file's text at HEAD and in the tree now (None where it does not exist)."""
+        out = f"{self.dir}/show"
+        self._exec(_SHOW.format(workdir=shlex.quote(self.workdir), path=shlex.quote(path), out=out))
+        before = self.read("show.before").decode("utf-8", errors="replace")
+        after = self.read("show.after").decode("utf-8", errors="replace")
+        return before or None, after or None
+
+    def restore(self, paths: list[str]) -> list[str]:
+        """Put ``paths`` back as they are at HEAD (remove those HEAD lacks); the paths still changed."""
+        listing = f"{self.dir}/restore.lst"
+        data = "".join(p + "\0" for p in paths).encode("utf-8", errors="surrogateescape")
+        self.sandbox.write_file(listing, data)
+        self._exec(_RESTORE.format(workdir=shlex.quote(self.workdir), listing=listing))
+        return sorted({c.path for c in self.changes().changes} & set(paths))
+
+    def git_after_run(self) -> list[str]:
+        """What happened to ``.git`` during the tests: deleted, HEAD moved, history or hooks added."""
+        script = _AFTER_RUN.format(
+            workdir=shlex.quote(self.workdir), head=self.head or "", functions=GIT_FUNCTIONS
+        )
+        problems: list[str] = []
+        for line in self._exec(script).splitlines():
+            if line in ("missing workdir", "missing .git"):
+                problems.append(f"{line.split()[1]} was deleted during the tests")
+            elif line == "lost base commit":
+                problems.append(f"the base commit {self.head} is gone after the tests (history rewritten)")
+            elif line.startswith("head "):
+                head = line[5:].strip()
+                if self.head and head != self.head:
+                    now = f"now {head[:12]}" if head else "it no longer resolves"
+                    problems.append(f"HEAD moved during the tests ({now}): history rewritten")
+            elif line.strip() and line not in self._gitstate:
+                problems.append(f"{line} appeared during the tests")
+        return problems

@@ -1,0 +1,698 @@
+"""The grading pipeline's parts, each against real inputs: path rules, configuration views, the
+probe's plan and script steps (run by real bash), the in-sandbox hook (run by a real Python on a
+real git repository), the result channel (loaded by a real pytest) and the evidence readers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_swe.family import EvalContext
+from pytest_swe.grading import decide
+from pytest_swe.grading import evidence as ev
+from pytest_swe.grading import probe
+from pytest_swe.grading.configfiles import steering_changed
+from pytest_swe.grading.findings import evidence as make_evidence
+from pytest_swe.grading.findings import note
+from pytest_swe.grading.paths import PathChange
+from pytest_swe.grading.paths import Protection
+from pytest_swe.grading.paths import why_neutralised
+from pytest_swe.grading.pipeline import Integrity
+from pytest_swe.verdict import Verdict
+
+from conftest import benchmark_settings
+
+PROTECTION = Protection.build(
+    test_patch="diff --git a/tests/test_calc.py b/tests/test_calc.py\n--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n@@ -1 +1,2 @@\n x\n+y\n",
+    required_tests=["tests/test_calc.py::test_a"],
+)
+
+
+def reason(
+    path: str, kind: str = "modified", base: frozenset[str] = frozenset({"calc", "tests"})
+) -> str | None:
+    return why_neutralised(PathChange(path, kind), PROTECTION, base)
+
+
+@pytest.mark.parametrize(
+    ("path", "kind", "expected"),
+    [
+        ("tests/test_calc.py", "modified", "a file of the test patch"),
+        ("tests", "deleted", "holds tests/test_calc.py"),
+        ("conftest.py", "added", "conftest.py"),
+        ("docs/conftest.py", "added", "conftest.py"),
+        ("tests/test_other.py", "modified", "a test file"),
+        ("tests/test_new.py", "added", "a test file"),
+        ("pytest.ini", "added", "test-runner configuration"),
+        ("tox.ini", "modified", "test-runner configuration"),
+        ("sitecustomize.py", "added", "start-up"),
+        ("calc.dist-info/entry_points.txt", "added", "package metadata"),
+        ("src/calc.egg-info/entry_points.txt", "added", "package metadata"),
+        ("calc/__pycache__/parser.cpython-311.pyc", "added", "compiled"),
+        ("pytest/__main__.py", "added", "shadows"),
+        ("pytest.py", "added", "shadows"),
+        ("src/unittest/__init__.py", "added", "shadows"),
+        ("json.py", "added", "shadows"),
+    ],
+)
+def test_changes_that_cannot_belong_to_a_fix_are_neutralised(path: str, kind: str, expected: str) -> None:
+    found = reason(path, kind)
+    assert found is not None and expected in found, found
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("calc/parser.py", "modified"),
+        ("calc/helpers.py", "added"),
+        ("calc-hook.pth", "added"),  # the repository is no site directory: inert
+        ("data/weights.pth", "added"),
+        ("README.rst", "modified"),
+        ("docs/changelog.rst", "modified"),
+        ("setup.py", "modified"),
+        ("calc/json.py", "added"),  # inside a package: shadows nothing
+        ("calc", "modified"),  # an existing top-level package
+        ("src/_pytest/runner.py", "modified"),
+        ("django/test/utils.py", "modified"),
+    ],
+)
+def test_changes_a_fix_makes_are_left_alone(path: str, kind: str) -> None:
+    assert reason(path, kind, base=frozenset({"calc", "tests", "src", "src/_pytest", "django"})) is None
+
+
+def test_allowed_paths_win_over_every_rule() -> None:
+    protection = Protection.build(allowed_patterns=["tests/golden/*"])
+    assert why_neutralised(PathChange("tests/golden/out.txt", "modified"), protection, frozenset()) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "changed"),
+    [
+        (
+            "setup.cfg",
+            "[metadata]\nname = x\n",
+            "[metadata]\nname = x\n\n[flake8]\nmax-line-length = 99\n",
+            False,
+        ),
+        ("setup.cfg", "[tool:pytest]\naddopts = -q\n", "[tool:pytest]\naddopts = -q -p x\n", True),
+        (
+            "setup.cfg",
+            "[options.entry_points]\nconsole_scripts = a=b:c\n",
+            "[options.entry_points]\nconsole_scripts = a=b:c\npytest11 = x = calc._force\n",
+            True,
+        ),
+        ("pyproject.toml", "[project]\nname='x'\n", "[project]\nname='x'\n[tool.mypy]\nstrict=true\n", False),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\nx=1\n",
+            "[tool.pytest.ini_options]\nx=1\nmarkers=['slow']\n",
+            True,
+        ),
+        (
+            "pyproject.toml",
+            "[project]\nname='x'\n",
+            '[project]\nname=\'x\'\n[project.entry-points."pytest\\u0031\\u0031"]\nx = "calc._force"\n',
+            True,
+        ),
+        ("pyproject.toml", "[project]\nname='x'\n", "[project\nname='x'\n", True),  # unparsable: by text
+    ],
+)
+def test_configuration_is_compared_by_what_steers_pytest(
+    path: str, before: str, after: str, changed: bool
+) -> None:
+    assert steering_changed(path, before, after) is changed
+
+
+# --- the probe's plan ----------------------------------------------------------------------------
+
+TEST_PATCH = (
+    "diff --git a/tests/test_calc.py b/tests/test_calc.py\n--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n"
+    "@@ -1 +1,2 @@\n x\n+y\n"
+    "diff --git a/tests/data/in.txt b/tests/data/in.txt\nnew file mode 100644\n--- /dev/null\n+++ b/tests/data/in.txt\n@@ -0,0 +1 @@\n+z\n"
+)
+
+
+def script_with(command: str) -> str:
+    return f"#!/bin/bash\nset -uxo pipefail\ncd /testbed\n: '>>>>> Start Test Output'\n{command}\n: '>>>>> End Test Output'\ngit checkout x tests\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "canary", "failfast", "channel"),
+    [
+        ("python3 -m pytest -rA tests/test_calc.py", True, False, True),
+        ("pytest -rA tests/", True, False, True),
+        ("pytest -rA tests/test_calc.py::test_a", False, False, True),
+        ("pytest -rA -k slow tests/test_calc.py", False, False, True),
+        ("pytest -rA -x tests/test_calc.py", True, True, True),
+        ("pytest -rAx tests/test_calc.py", True, False, True),  # -r takes "Ax": no exitfirst
+        ("pytest -rA --maxfail=2 tests/test_calc.py", True, True, True),
+        ("tox --current-env -epy39 -v -- tests/test_calc.py", True, False, False),
+    ],
+)
+def test_plan_places_canaries_only_where_the_whole_file_runs(
+    command: str, canary: bool, failfast: bool, channel: bool
+) -> None:
+    plan = probe.plan_for(
+        workdir="/testbed", script=script_with(command), test_patch=TEST_PATCH, runner="pytest"
+    )
+    assert [g["path"] for g in plan.graded] == ["tests/test_calc.py"]  # data files are not graded code
+    assert plan.graded[0]["canary"] is canary
+    assert plan.failfast is failfast
+    assert bool(plan.channel.get("enable")) is channel
+
+
+def test_plan_for_django_reads_dotted_labels() -> None:
+    patch = TEST_PATCH.replace("tests/test_calc.py", "tests/migrations/test_operations.py")
+    script = script_with(
+        "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 migrations.test_operations"
+    )
+    plan = probe.plan_for(workdir="/testbed", script=script, test_patch=patch, runner="django")
+    assert plan.graded == [
+        {"path": "tests/migrations/test_operations.py", "runner": "django", "canary": True}
+    ]
+    assert not plan.channel.get("enable")
+
+
+def test_plans_are_unpredictable() -> None:
+    a = probe.plan_for(workdir="/w", script=script_with("pytest t.py"), test_patch=None, runner="pytest")
+    b = probe.plan_for(workdir="/w", script=script_with("pytest t.py"), test_patch=None, runner="pytest")
+    assert a.token != b.token and a.dir != b.dir and a.channel["module"] != b.channel["module"]
+
+
+def test_instrumented_script_keeps_exit_statuses(tmp_path: Path) -> None:
+    """The probe's steps sit around the test command and never change ``$?`` or stop the script."""
+    script = (
+        "#!/bin/bash\nset -uo pipefail\n: '>>>>> Start Test Output'\n(exit 3)\n"
+        "SWEBENCH_TEST_EXIT_CODE=$?\n: '>>>>> End Test Output'\necho \">>>>> Test Exit Code: $SWEBENCH_TEST_EXIT_CODE\"\n"
+        "(exit 7)\necho after=$?\n"
+    )
+    plan = probe.plan_for(workdir=str(tmp_path), script=script, test_patch=None, runner="pytest")
+    plan.dir = str(tmp_path / "probe")
+    instrumented = probe.instrument(script, plan)
+    assert instrumented.count(f"{plan.dir}/hook.py") == 2 and instrumented != script
+    out = subprocess.run(["bash", "-c", instrumented], capture_output=True, text=True, check=False).stdout
+    assert ">>>>> Test Exit Code: 3" in out and "after=7" in out
+
+
+# --- the hook, run by a real Python on a real repository ----------------------------------------
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def sandbox_repo(tmp_path: Path) -> dict[str, Any]:
+    repo = tmp_path / "repo"
+    (repo / "calc").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "calc" / "__init__.py").write_text("VALUE = 1\n")
+    (repo / "tests" / "test_calc.py").write_text("def test_a():\n    assert True\n")
+    (repo / "setup.cfg").write_text("[metadata]\nname = calc\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "keep.pth").write_text(str(repo) + "\n")
+    (site / "calc-1.0.dist-info").mkdir()
+    (site / "calc-1.0.dist-info" / "entry_points.txt").write_text("[console_scripts]\ncalc = calc:main\n")
+    (site / "_pytest").mkdir()
+    (site / "_pytest" / "runner.py").write_text("def call_and_report(): pass\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    guard = tmp_path / "guard"
+    guard.mkdir()
+    plan = {
+        "repo": str(repo),
+        "dir": str(guard),
+        "token": "c0ffee",
+        "graded": [{"path": "tests/test_calc.py", "runner": "pytest", "canary": True}],
+        "channel": {"enable": False},
+        "failfast": False,
+        "test_patch_paths": ["tests/test_calc.py"],
+        "shadow_names": ["pytest", "json"],
+        "site_dirs": [str(site)],
+    }
+    (guard / "plan.json").write_text(json.dumps(plan))
+    (guard / "hook.py").write_text((Path(probe.__file__).parent / "hook.py").read_text())
+    return {"repo": repo, "site": site, "guard": guard}
+
+
+def hook(env: dict[str, Any], mode: str) -> dict[str, Any]:
+    guard = env["guard"]
+    proc = subprocess.run(
+        [sys.executable, str(guard / "hook.py"), mode, str(guard / "plan.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    out = guard / f"{mode}.json"
+    return json.loads(out.read_text()) if out.exists() else {}
+
+
+def test_hook_undoes_what_an_install_step_plants(sandbox_repo: dict[str, Any]) -> None:
+    repo, site = sandbox_repo["repo"], sandbox_repo["site"]
+    hook(sandbox_repo, "snapshot")
+    # What a setup.py run by `pip install -e .` could leave behind:
+    (repo / "conftest.py").write_text("def pytest_runtest_makereport(item, call): pass\n")
+    (site / "evil.pth").write_text("import os; os.environ['X'] = '1'\n")
+    (site / "ok.pth").write_text(str(repo) + "\n")  # an inert path line stays
+    (site / "calc-1.0.dist-info" / "entry_points.txt").write_text(
+        "[console_scripts]\ncalc = calc:main\n\n[pytest11]\nforce = calc._force\n"
+    )
+    (repo / "pytest").mkdir()
+    (repo / "pytest" / "__init__.py").write_text("")
+    (repo / "pytest" / "__main__.py").write_text("print('PASSED')\n")
+    (repo / "build").mkdir()  # a build directory (and a namespace portion) shadows nothing
+    (repo / "build" / "temp.o").write_text("")
+    (repo / "calc" / "__pycache__").mkdir()
+    (repo / "calc" / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"\x00" * 20)
+    (repo / "setup.cfg").write_text("[metadata]\nname = calc\n\n[tool:pytest]\naddopts = -p calc._force\n")
+    (site / "_pytest" / "runner.py").write_text("def call_and_report(): return 'passed'\n")
+    pre = hook(sandbox_repo, "pre")
+    assert (site / "_pytest" / "runner.py").read_text() == "def call_and_report(): pass\n"
+    assert not (repo / "conftest.py").exists()
+    assert not (site / "evil.pth").exists() and (site / "ok.pth").exists()
+    assert "calc._force" not in (site / "calc-1.0.dist-info" / "entry_points.txt").read_text()
+    assert "console_scripts" in (site / "calc-1.0.dist-info" / "entry_points.txt").read_text()
+    assert not (repo / "pytest").exists() and (repo / "build" / "temp.o").exists()
+    assert not (repo / "calc" / "__pycache__" / "__init__.cpython-311.pyc").exists()
+    assert "tool:pytest" not in (repo / "setup.cfg").read_text()
+    joined = " | ".join(pre["neutralised"])
+    for expected in (
+        "conftest.py",
+        "evil.pth",
+        "pytest11",
+        "pytest (shadows",
+        "setup.cfg",
+        "_pytest/runner.py",
+    ):
+        assert expected in joined, joined
+    assert pre["compiled_removed"] == 1
+
+
+def test_hook_adds_canaries_and_sees_files_change(sandbox_repo: dict[str, Any]) -> None:
+    repo = sandbox_repo["repo"]
+    hook(sandbox_repo, "snapshot")
+    pre = hook(sandbox_repo, "pre")
+    assert pre["neutralised"] == [] and pre["compiled_removed"] == 0
+    assert pre["canaries"] == {"tests/test_calc.py": ["test_swe_c0ffee_ok", "test_swe_c0ffee_fail"]}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "tests/test_calc.py"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "PASSED tests/test_calc.py::test_swe_c0ffee_ok" in run.stdout
+    assert "FAILED tests/test_calc.py::test_swe_c0ffee_fail" in run.stdout
+    assert "PASSED tests/test_calc.py::test_a" in run.stdout
+    post = hook(sandbox_repo, "post")
+    assert post["graded"] == pre["graded"]
+    with open(repo / "tests" / "test_calc.py", "a") as fh:
+        fh.write("\n# rewritten\n")
+    assert hook(sandbox_repo, "post")["graded"] != pre["graded"]
+
+
+def test_hook_knows_what_base_plus_test_patch_must_give(sandbox_repo: dict[str, Any]) -> None:
+    repo, guard = sandbox_repo["repo"], sandbox_repo["guard"]
+    patch = (
+        "diff --git a/tests/test_calc.py b/tests/test_calc.py\n--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n"
+        "@@ -1,2 +1,5 @@\n def test_a():\n     assert True\n+\n+def test_b():\n+    assert 1\n"
+    )
+    (guard / "test.patch").write_text(patch)
+    plan = json.loads((guard / "plan.json").read_text())
+    plan["test_patch_file"] = str(guard / "test.patch")
+    (guard / "plan.json").write_text(json.dumps(plan))
+    hook(sandbox_repo, "snapshot")
+    expected = json.loads((guard / "snapshot.json").read_text())["expected"]
+    subprocess.run(["git", "apply", str(guard / "test.patch")], cwd=repo, check=True)
+    pre = hook(sandbox_repo, "pre")
+    assert expected["tests/test_calc.py"] == pre["before_canaries"]["tests/test_calc.py"]
+
+
+# --- the result channel, loaded by a real pytest -------------------------------------------------
+
+
+def run_with_channel(tmp_path: Path, files: dict[str, str]) -> list[dict[str, Any]]:
+    project = tmp_path / "project"
+    for name, text in files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(textwrap.dedent(text))
+    plan = probe.Plan(repo=str(project), dir=str(tmp_path), token="t", graded=[{"path": "tests/test_x.py"}])
+    plan.channel = {
+        "enable": True,
+        "module": "swe_channel_under_test",
+        "out": str(tmp_path / "channel.jsonl"),
+    }
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "swe_channel_under_test.py").write_text(probe.channel_source(plan))
+    env = {**os.environ, "PYTHONPATH": f"{plugins}:{project}", "PYTEST_ADDOPTS": "-p swe_channel_under_test"}
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "tests/test_x.py"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [json.loads(line) for line in (tmp_path / "channel.jsonl").read_text().splitlines()]
+
+
+def test_channel_sees_the_real_call_below_a_forged_report(tmp_path: Path) -> None:
+    records = run_with_channel(
+        tmp_path,
+        {
+            "calc.py": "import pytest\n\ndef value():\n    pytest.xfail('not yet')\n",
+            "tests/test_x.py": """
+                import pytest
+                import calc
+                from _pytest.reports import TestReport
+
+                _orig = TestReport.from_item_and_call
+
+                def _forged(item, call):
+                    report = _orig(item, call)
+                    report.outcome = "passed"
+                    return report
+
+                TestReport.from_item_and_call = staticmethod(_forged)
+
+                def test_fails():
+                    assert 1 == 2
+
+                def test_xfail_at_fix_site():
+                    calc.value()
+
+                @pytest.mark.xfail(reason="known")
+                def test_marked():
+                    assert 0
+            """,
+        },
+    )
+    sessions = ev.sessions_of(records)
+    assert len(sessions) == 1 and sessions[0].finished
+    session = sessions[0]
+    assert "tests/test_x.py" in session.collected
+    calls = session.calls
+    assert calls["tests/test_x.py::test_fails"]["raised"] == "AssertionError"
+    assert calls["tests/test_x.py::test_xfail_at_fix_site"]["raised"] == "XFailed"
+    assert calls["tests/test_x.py::test_xfail_at_fix_site"]["site"] == "calc.py"
+    assert calls["tests/test_x.py::test_marked"]["xfail_marker"] is True
+    phases = session.phases["tests/test_x.py::test_fails"]
+    assert any(
+        p["when"] == "call" and p["outcome"] == "passed" and p["raised"] == "AssertionError" for p in phases
+    )
+
+
+# --- evidence readers ----------------------------------------------------------------------------
+
+
+def plan_with_canaries(runner: str = "pytest") -> tuple[probe.Plan, probe.ProbeResults]:
+    plan = probe.Plan(
+        repo="/r",
+        dir="/d",
+        token="abc123",
+        graded=[{"path": "tests/test_x.py", "runner": runner, "canary": True}],
+    )
+    results = probe.ProbeResults(
+        pre={"canaries": {"tests/test_x.py": ["test_swe_abc123_ok", "test_swe_abc123_fail"]}}
+    )
+    return plan, results
+
+
+def test_an_honest_status_map_shows_its_canaries() -> None:
+    plan, results = plan_with_canaries()
+    status = {
+        "tests/test_x.py::test_a": "PASSED",
+        "tests/test_x.py::test_swe_abc123_ok": "PASSED",
+        "tests/test_x.py::test_swe_abc123_fail": "FAILED",
+    }
+    reading = ev.read_canaries(plan, results, status, ["tests/test_x.py::test_a"])
+    assert reading.findings == [] and reading.only_canaries_failed
+    assert reading.keys == {"tests/test_x.py::test_swe_abc123_ok", "tests/test_x.py::test_swe_abc123_fail"}
+
+
+def test_a_passing_must_fail_canary_is_evidence() -> None:
+    plan, results = plan_with_canaries()
+    status = {"tests/test_x.py::test_a": "PASSED", "tests/test_x.py::test_swe_abc123_fail": "PASSED"}
+    assert [
+        f.rule for f in ev.read_canaries(plan, results, status, ["tests/test_x.py::test_a"]).findings
+    ] == ["canary"]
+
+
+def test_missing_canaries_are_evidence_only_when_the_file_is_claimed() -> None:
+    plan, results = plan_with_canaries()
+    claimed = ev.read_canaries(
+        plan, results, {"tests/test_x.py::test_a": "PASSED"}, ["tests/test_x.py::test_a"]
+    )
+    assert [f.rule for f in claimed.findings] == ["canary"]
+    not_run = ev.read_canaries(
+        plan, results, {"tests/test_y.py::test_b": "PASSED"}, ["tests/test_x.py::test_a"]
+    )
+    assert not_run.findings == []
+
+
+def test_django_canaries_are_matched_by_module() -> None:
+    plan, results = plan_with_canaries("django")
+    required = ["test_a (test_x.Tests)"]
+    found = ev.read_canaries(plan, results, {"test_a (test_x.Tests)": "PASSED"}, required).findings
+    assert [f.rule for f in found] == ["canary"]
+
+
+def channel_records(*events: dict[str, Any]) -> probe.ProbeResults:
+    return probe.ProbeResults(pre={"channel": {"installed": True}, "graded": {}}, channel=list(events))
+
+
+START = {"ev": "start", "pid": 10, "depth": 1, "ancestors": [5]}
+FINISH = {"ev": "finish", "pid": 10}
+
+
+def test_channel_evidence_on_disagreement_and_on_missing_sessions() -> None:
+    plan = probe.Plan(repo="/r", dir="/d", token="t", test_commands=1, graded=[{"path": "t.py"}])
+    status = {"t.py::a": "PASSED"}
+    fine = channel_records(START, {"ev": "call", "pid": 10, "nodeid": "t.py::a", "raised": None}, FINISH)
+    assert ev.read_channel(plan, fine, status, ["t.py::a"], exact_ids=True) == []
+    lied = channel_records(
+        START, {"ev": "call", "pid": 10, "nodeid": "t.py::a", "raised": "AssertionError"}, FINISH
+    )
+    assert "raised AssertionError" in str(ev.read_channel(plan, lied, status, ["t.py::a"], exact_ids=True))
+    unfinished = channel_records(START, {"ev": "call", "pid": 10, "nodeid": "t.py::a", "raised": None})
+    assert "before finishing" in str(ev.read_channel(plan, unfinished, status, ["t.py::a"], exact_ids=True))
+    never = channel_records()
+    assert "never loaded" in str(ev.read_channel(plan, never, status, ["t.py::a"], exact_ids=True))
+    rerun = channel_records(
+        START, FINISH, {**START, "pid": 10}, {"ev": "call", "pid": 10, "nodeid": "t.py::a"}, FINISH
+    )
+    assert "2 pytest sessions" in str(ev.read_channel(plan, rerun, status, ["t.py::a"], exact_ids=True))
+    nested = channel_records(
+        START, {"ev": "start", "pid": 11, "depth": 1, "ancestors": [10, 5]}, {"ev": "finish", "pid": 11},
+        {"ev": "call", "pid": 10, "nodeid": "t.py::a", "raised": None}, FINISH,
+    )  # fmt: skip
+    assert ev.read_channel(plan, nested, status, ["t.py::a"], exact_ids=True) == []
+
+
+def test_xfail_from_non_test_code_is_evidence() -> None:
+    plan = probe.Plan(repo="/r", dir="/d", token="t", test_commands=1)
+    status = {"t.py::a": "XFAIL"}
+    call = {"ev": "call", "pid": 10, "nodeid": "t.py::a", "raised": "XFailed", "xfail_marker": False}
+    from_fix = channel_records(START, {**call, "site": "calc/parser.py"}, FINISH)
+    assert "non-test code" in str(ev.read_channel(plan, from_fix, status, ["t.py::a"], exact_ids=True))
+    from_test = channel_records(START, {**call, "site": "tests/test_calc.py"}, FINISH)
+    assert ev.read_channel(plan, from_test, status, ["t.py::a"], exact_ids=True) == []
+
+
+def test_conflicting_statuses_for_django_lines() -> None:
+    from pytest_swe.families.logparsers import ParseContext
+    from pytest_swe.families.logparsers import get_parser
+
+    parser = get_parser("parse_log_django")
+    ctx = ParseContext(instance_id="x", repo="django/django", version="3.0", fail_to_pass=(), pass_to_pass=())
+    log = "test_a (x.Tests) ... FAIL\nsomething\ntest_a (x.Tests) ... ok\n"
+    found = ev.conflicting_statuses(log, ["test_a (x.Tests)"], lambda text: parser(text, ctx), "django")
+    assert [f.rule for f in found] == ["conflicting-status"]
+    honest = "test_a (x.Tests) ... ok\ntest_b (x.Tests) ... FAIL\n"
+    assert (
+        ev.conflicting_statuses(honest, ["test_a (x.Tests)"], lambda text: parser(text, ctx), "django") == []
+    )
+
+
+def test_pytest_teardown_errors_are_no_conflict() -> None:
+    from pytest_swe.families.logparsers import ParseContext
+    from pytest_swe.families.logparsers import get_parser
+
+    parser = get_parser("parse_log_pytest")
+    ctx = ParseContext(instance_id="x", repo="a/b", version="1", fail_to_pass=(), pass_to_pass=())
+    log = "PASSED t.py::test_a\nERROR t.py::test_a - teardown failed\n"
+    assert ev.conflicting_statuses(log, ["t.py::test_a"], lambda text: parser(text, ctx), "pytest") == []
+
+
+# --- the decision --------------------------------------------------------------------------------
+
+
+def context(policy: str, findings: list[Any]) -> EvalContext:
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench"), artifacts=Path("/nonexistent"), timeout=1, output_limit=1
+    )
+    ctx.integrity = Integrity(policy=policy, protection=Protection(), findings=findings, canary_keys={"k"})
+    ctx.integrity.neutralised = ["conftest.py (conftest.py, loaded by pytest)"]
+    return ctx
+
+
+def test_evidence_unresolves_under_strict_only() -> None:
+    findings = [make_evidence("canary", "forged"), note("marker-text", "odd")]
+    strict = decide(
+        Verdict(resolved=True, resolution="RESOLVED_FULL", test_results={"k": "PASSED", "a": "PASSED"}),
+        context("strict", findings),
+    )
+    assert not strict.resolved and strict.resolution == "RESOLVED_NO"
+    assert strict.tamper == ["canary: forged"] and strict.suspicious == ["marker-text: odd"]
+    assert strict.test_results == {"a": "PASSED"}
+    assert strict.reasons[0].startswith("tampering detected by the strict policy")
+    assert strict.extra["neutralised"] and strict.extra["resolved_without_policy"] is True
+    official = decide(Verdict(resolved=True, resolution="RESOLVED_FULL"), context("official", findings))
+    assert official.resolved and official.tamper == []
+    assert "canary: forged (evidence under strict)" in official.suspicious
+
+
+def test_neutralised_paths_alone_never_unresolve() -> None:
+    verdict = decide(Verdict(resolved=True, resolution="RESOLVED_FULL"), context("strict", []))
+    assert verdict.resolved and verdict.tamper == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "django/test/testcases.py",
+        "sympy/testing/runtests.py",
+        "sphinx/testing/fixtures.py",
+        "lib/matplotlib/testing/x.py",
+    ],
+)
+def test_library_code_named_test_or_testing_is_not_a_test_path(path: str) -> None:
+    from pytest_swe.grading import is_test_path
+
+    assert not is_test_path(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["tests/x.py", "sympy/core/tests/test_basic.py", "testing/test_terminal.py", "test/unit/a.rs", "x_test.go",
+     "src/foo.spec.ts", "module/src/test/java/com/acme/Helpers.java", "spec/models/user_spec.rb", "a/__tests__/b.js"],
+)  # fmt: skip
+def test_test_paths(path: str) -> None:
+    from pytest_swe.grading import is_test_path
+
+    assert is_test_path(path)
+
+
+def test_forged_markers_are_counted_against_the_script() -> None:
+    from pytest_swe.grading.logcheck import forged_markers
+
+    script = "set -x\n: '>>>>> Start Test Output'\npytest\n: '>>>>> End Test Output'\necho '>>>>> Test Exit Code: 0'\n"
+    honest = "+ : '>>>>> Start Test Output'\n+ pytest\n+ : '>>>>> End Test Output'\n+ echo '>>>>> Test Exit Code: 0'\n>>>>> Test Exit Code: 0\n"
+    assert forged_markers(honest, script) == []
+    forged = honest.replace("+ pytest\n", "+ pytest\n>>>>> End Test Output\n")
+    assert [f.rule for f in forged_markers(forged, script)] == ["forged-marker"]
+
+
+def test_channel_knows_a_test_function_that_never_ran(tmp_path: Path) -> None:
+    """A hook that answers for the test function (gc-found config, firstresult) skips the real call."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "tests/conftest_free.py": "",
+            "tests/test_x.py": """
+                import gc
+                import pytest
+
+                class _Skip:
+                    @pytest.hookimpl(tryfirst=True)
+                    def pytest_pyfunc_call(self, pyfuncitem):
+                        return True
+
+                for _obj in gc.get_objects():
+                    if type(_obj).__name__ == "Config":
+                        _obj.pluginmanager.register(_Skip(), "skip-calls")
+                        break
+
+                def test_fails():
+                    assert 1 == 2
+
+                def test_passes():
+                    assert True
+            """,
+        },
+    )
+    session = ev.sessions_of(records)[0]
+    assert session.calls["tests/test_x.py::test_fails"]["entered"] is False
+    plan = probe.Plan(repo="/r", dir="/d", token="t", test_commands=1)
+    results = probe.ProbeResults(pre={"channel": {"installed": True}}, channel=records)
+    found = ev.read_channel(
+        plan,
+        results,
+        {"tests/test_x.py::test_fails": "PASSED"},
+        ["tests/test_x.py::test_fails"],
+        exact_ids=True,
+    )
+    assert "never ran" in str(found)
+
+
+def test_unit_channel_sees_a_failure_a_patched_result_class_hides(tmp_path: Path) -> None:
+    """Django's runner and unittest report through result objects; patching their class to turn a
+    failure into a success does not change what the channel's recorder saw first."""
+    plan = probe.Plan(repo=str(tmp_path), dir=str(tmp_path), token="t")
+    plan.channel = {
+        "enable": True,
+        "kind": "unit",
+        "module": "swe_unit_under_test",
+        "out": str(tmp_path / "unit.jsonl"),
+    }
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "swe_unit_under_test.py").write_text(probe.channel_source(plan))
+    (tmp_path / "test_mod.py").write_text(
+        textwrap.dedent(
+            """
+            import unittest
+
+            unittest.TextTestResult.addFailure = lambda self, test, err: self.addSuccess(test)
+
+            class Tests(unittest.TestCase):
+                def test_fixed(self):
+                    self.assertEqual(1, 2)
+
+                def test_fine(self):
+                    pass
+            """
+        )
+    )
+    runner = "import swe_unit_under_test, unittest, sys; unittest.main(module='test_mod', argv=['x', '-v'])"
+    proc = subprocess.run(
+        [sys.executable, "-c", runner], cwd=tmp_path, env={**os.environ, "PYTHONPATH": f"{site}:{tmp_path}"},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert (
+        "test_fixed (test_mod.Tests" in proc.stderr and "... ok" in proc.stderr
+    )  # the forgery works on the log
+    records = [json.loads(line) for line in (tmp_path / "unit.jsonl").read_text().splitlines()]
+    results = probe.ProbeResults(pre={"channel": {"installed": True, "kind": "unit"}}, channel=records)
+    status = {"test_fixed (test_mod.Tests)": "PASSED", "test_fine (test_mod.Tests)": "PASSED"}
+    found = ev.read_unit_channel(results, status, list(status))
+    assert [str(f) for f in found] == [
+        "channel: test_fixed (test_mod.Tests) is reported PASSED but unittest recorded failure"
+    ]
+
+
+def test_unittest_ids_from_django_keys() -> None:
+    assert ev.unittest_id("test_a (m.sub.Tests)") == "m.sub.Tests.test_a"
+    assert ev.unittest_id("test_a (m.sub.Tests.test_a)") == "m.sub.Tests.test_a"
+    assert ev.unittest_id("Regression for #1234") is None
