@@ -28,10 +28,9 @@ from corpus.honest import SHAPES
 from corpus.honest import honest_cases
 from corpus.replay import Entry
 from corpus.replay import Replay
-from corpus.replay import entries
 from corpus.replay import from_json
 from corpus.replay import replay
-from corpus.replay import spread
+from corpus.replay import select
 from corpus.replay import to_json
 from filelock import FileLock
 
@@ -41,34 +40,11 @@ from conftest import load_module
 from conftest import run_shared_dir
 
 FULL = os.environ.get("PYTEST_SWE_CORPUS", "").lower() == "full"
-ATTACK_SAMPLE = {"demo-pytest": 2}
 
 
 def corpus_entries() -> tuple[list[Entry], list[Entry]]:
     """The attack and honest entries this run grades (sampled unless ``PYTEST_SWE_CORPUS=full``)."""
-    contexts = all_contexts()
-    attacks = entries(contexts, attack_cases)
-    honest = entries(contexts, honest_cases)
-    if FULL:
-        return attacks, honest
-    gold = [e for e in honest if e.case.name == "hon-gold"]
-    others = _rotate_all([e for e in honest if e.case.name != "hon-gold"])
-    return spread(attacks, ATTACK_SAMPLE), gold + others
-
-
-def _rotate_all(corpus: list[Entry]) -> list[Entry]:
-    """Each case on one instance, the instance advancing with every case (path rules do not depend
-    on the runner, so honest cases rotate over every instance)."""
-    names = list(dict.fromkeys(e.case.name for e in corpus))
-    ids = list(dict.fromkeys(e.ctx.instance_id for e in corpus))
-    chosen = []
-    for i, name in enumerate(names):
-        candidates = [e for e in corpus if e.case.name == name]
-        preferred = ids[i % len(ids)]
-        chosen.append(
-            next((e for e in candidates if e.ctx.instance_id == preferred), candidates[i % len(candidates)])
-        )
-    return chosen
+    return select(all_contexts(), full=FULL)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +84,7 @@ def test_corpus_generators_cover_every_instance() -> None:
         gold_lines = {
             line[1:].strip()
             for line in ctx.gold_patch.splitlines()
-            if line.startswith("+") and not line.startswith("+++") and len(line.strip()) > 12
+            if line.startswith("+") and not line.startswith("+++") and len(line[1:].strip()) > 20
         }
         with checkout(ctx) as work:
             for case in attacks:

@@ -206,3 +206,38 @@ def from_json(data: dict[str, object], corpus: list[Entry]) -> Replay:
         outcome, reward, message = recorded.get(entry.row_id, ["missing", 0.0, "not in the recorded run"])
         results.append(Result(entry, outcome, float(reward), message))
     return Replay(results, float(data["seconds"]), int(data["exit_code"]), str(data["output"]))  # type: ignore[arg-type]
+
+
+def rotate_all(corpus: list[Entry]) -> list[Entry]:
+    """Each case on one instance, the instance advancing with every case (path rules do not depend
+    on the runner, so honest cases rotate over every instance)."""
+    names = list(dict.fromkeys(e.case.name for e in corpus))
+    ids = list(dict.fromkeys(e.ctx.instance_id for e in corpus))
+    chosen = []
+    for i, name in enumerate(names):
+        candidates = [e for e in corpus if e.case.name == name]
+        preferred = ids[i % len(ids)]
+        chosen.append(
+            next((e for e in candidates if e.ctx.instance_id == preferred), candidates[i % len(candidates)])
+        )
+    return chosen
+
+
+#: How many instances of a suite get each attack in the sample (other suites: one).
+ATTACK_SAMPLE = {"demo-pytest": 2}
+
+
+def select(contexts: Iterable[InstanceContext], *, full: bool = False) -> tuple[list[Entry], list[Entry]]:
+    """The attack and honest entries to grade: every case on every instance when ``full``, else the
+    sample a test run affords (each attack on two demo instances and on one instance of each other
+    suite; the gold fix on every instance; each other honest case on one instance, rotating)."""
+    from .attacks import attack_cases
+    from .honest import honest_cases
+
+    contexts = list(contexts)
+    attacks = entries(contexts, attack_cases)
+    honest = entries(contexts, honest_cases)
+    if full:
+        return attacks, honest
+    gold = [e for e in honest if e.case.name == "hon-gold"]
+    return spread(attacks, ATTACK_SAMPLE), gold + rotate_all([e for e in honest if e.case.name != "hon-gold"])
