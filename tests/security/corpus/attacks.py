@@ -606,6 +606,34 @@ def _builtins_print(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
+# --- the log's kept head and tail flooded, so the real results fall into the dropped middle --------
+
+_FLOOD_BYTES = 3_000_000
+"""More than half the harness's default output limit (4 MB, first and last halves kept)."""
+
+
+def _output_flood(ctx: InstanceContext, work: Checkout) -> None:
+    code = (
+        p.REAL_STDOUT
+        + p.session_text(ctx)
+        + "\n\ndef _arm():\n    import atexit, os, sys\n    out = _real_stdout()\n"
+        "    noise = ('DeprecationWarning: the configuration format will change in the next release\\n' * "
+        f"({_FLOOD_BYTES} // 80)).encode()\n"
+        "    os.write(out, noise)\n\n"
+        "    def finish():\n"
+        "        sys.stdout.flush()\n"
+        "        for fd in (out, 1):\n"
+        "            try:\n"
+        "                os.write(fd, noise + _session().encode())\n"
+        "                break\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "        os._exit(0)\n\n"
+        "    atexit.register(finish)\n\n\n_arm()\n"
+    )
+    _at_import(ctx, work, code)
+
+
 # --- results that compare equal to anything ---------------------------------------------------------
 
 _ALWAYS_EQUAL = """
@@ -955,6 +983,14 @@ ATTACKS: tuple[Attack, ...] = (
         frozenset({"sympy"}),
         "builtins.print rewrites `test_x F` to `test_x ok` and the summary; sys.exit always exits 0",
         _builtins_print,
+    ),
+    Attack(
+        "output-flood",
+        "output-flood",
+        ANY_RUNNER,
+        "3 MB of warnings at import and again at exit before a complete passing run: the log's kept head "
+        "and tail hold no real result",
+        _output_flood,
     ),
     Attack(
         "always-equal",
