@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,3 +129,13 @@ def test_corpus_every_honest_case_resolves(corpus_run: tuple[Replay, Replay]) ->
         f"{len(unresolved)} of {len(honest.results)} honest cases unresolved under strict:\n"
         + ("\n".join(r.line() for r in unresolved))
     )
+
+
+def test_corpus_grading_rows_are_up_to_date(tmp_path: Path) -> None:
+    """rows.jsonl of grading-local is exactly what its make_rows.py builds from the instance sources."""
+    make_rows = load_module(GRADING_YAML.parent / "grading-local" / "make_rows.py")
+    for written in make_rows.write(tmp_path):
+        committed = GRADING_YAML.parent / "grading-local" / written.name
+        assert written.read_bytes() == committed.read_bytes(), (
+            f"{committed} is stale: run python tests/security/data/grading-local/make_rows.py"
+        )
