@@ -1,0 +1,3 @@
+from runlog.summary import summarize
+
+__all__ = ["summarize"]

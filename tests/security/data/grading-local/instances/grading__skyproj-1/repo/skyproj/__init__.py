@@ -1,0 +1,4 @@
+from skyproj.angles import separation
+from skyproj.angles import wrap
+
+__all__ = ["separation", "wrap"]

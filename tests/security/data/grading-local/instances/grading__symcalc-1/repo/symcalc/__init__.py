@@ -1,0 +1,3 @@
+from symcalc.poly import Poly
+
+__all__ = ["Poly"]

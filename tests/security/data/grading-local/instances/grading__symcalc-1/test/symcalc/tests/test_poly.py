@@ -1,0 +1,17 @@
+from symcalc import Poly
+
+
+def test_degree():
+    assert Poly([1, 2, 3]).degree() == 2
+
+
+def test_add():
+    assert Poly([1, 2]) + Poly([0, 0, 5]) == Poly([1, 2, 5])
+
+
+def test_degree_trailing_zeros():
+    assert Poly([1, 2, 0, 0]).degree() == 1
+
+
+def test_degree_zero_polynomial():
+    assert Poly([0, 0]).degree() == -1

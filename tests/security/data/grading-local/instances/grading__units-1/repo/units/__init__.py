@@ -1,0 +1,4 @@
+from units.convert import FACTORS
+from units.convert import convert
+
+__all__ = ["FACTORS", "convert"]
