@@ -301,6 +301,18 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
     return found
 
 
+def read_watch(results: ProbeResults) -> list[Finding]:
+    """Classes of the patched files that compare equal to anything: results that pass any assertion."""
+    seen = {}
+    for record in results.watch:
+        if record.get("ev") == "equal-to-anything":
+            seen.setdefault(f"{record.get('file')}: {record.get('cls')}", record)
+    return [
+        evidence("equal-to-anything", f"{where} subclasses {r.get('base')} and compares equal to anything")
+        for where, r in sorted(seen.items())
+    ]
+
+
 # --- integrity of the graded files and the log ---------------------------------------------------
 
 

@@ -86,6 +86,8 @@ class Integrity:
     blocked: str | None = None
     plan: probe.Plan | None = None
     results: probe.ProbeResults | None = None
+    patched: list[str] = field(default_factory=list)
+    """What the fix changed in the tree (after neutralisation): the files the equality watch reads."""
     canary_keys: set[str] = field(default_factory=set)
 
     @property
@@ -240,6 +242,7 @@ def apply_model_patch(
         if integrity.strict:
             integrity.blocked = "the patch changed .git"
     restore = neutralise(tree, integrity, changed.changes)
+    integrity.patched = [c.path for c in changed.changes if c.path not in restore and c.kind != "deleted"]
     described = [f"{path} ({reason})" for path, reason in restore.items()]
     if integrity.strict and restore and integrity.blocked is None:
         left = tree.restore(list(restore))
@@ -262,7 +265,12 @@ def _prepare_probe(
     if not integrity.strict:
         return script
     plan = probe.plan_for(
-        workdir=task.workdir, script=script, test_patch=task.test_patch, runner=spec.runner if spec else None
+        workdir=task.workdir,
+        script=script,
+        test_patch=task.test_patch,
+        runner=spec.runner if spec else None,
+        base_commit=task.base_commit,
+        patched=integrity.patched,
     )
     probe.install(sandbox, plan, task.test_patch, timeout=min(ctx.timeout, GUARD_TIMEOUT))
     integrity.plan = plan
@@ -305,6 +313,7 @@ def _check_run(
     integrity.add(reading.findings)
     integrity.add(ev.read_channel(plan, results, without, required, exact_ids=spec.exact_ids))
     integrity.add(ev.read_unit_channel(results, without, required))
+    integrity.add(ev.read_watch(results))
     integrity.add(ev.read_integrity(plan, results))
     integrity.add(ev.conflicting_statuses(_between_markers(run.raw_log), required, spec.parse, spec.runner))
     run.log = _graded_view(run.raw_log, plan, reading)
@@ -398,6 +407,7 @@ def _probe_summary(integrity: Integrity) -> dict[str, Any]:
         "canary_files": sorted((pre.get("canaries") or {}).keys()),
         "channel": (pre.get("channel") or {}).get("installed", False),
         "channel_events": len(results.channel) if results else 0,
+        "watch": (pre.get("watch") or {}).get("installed", False),
         "compiled_removed": pre.get("compiled_removed", 0),
         "errors": (results.errors if results else "")[-500:],
     }

@@ -52,6 +52,10 @@ class Plan:
     test_patch_file: str | None = None
     test_commands: int = 0
     """How many test-runner invocations the eval script's test section holds."""
+    base: str | None = None
+    """The commit the eval script resets test files to (HEAD when the row names none)."""
+    watch: dict[str, Any] = field(default_factory=dict)
+    """The equality watch (``equality.py``) for Python runners: module name, output, patched files."""
 
     @property
     def canaries_planned(self) -> bool:
@@ -67,6 +71,8 @@ class Plan:
             "failfast": self.failfast,
             "test_patch_paths": self.test_patch_paths,
             "test_patch_file": self.test_patch_file,
+            "base": self.base,
+            "watch": {k: v for k, v in self.watch.items() if k != "patched"},
             "shadow_names": sorted(SHADOWABLE),
         }
         return json.dumps(data, sort_keys=True)
@@ -139,10 +145,12 @@ def plan_for(
     test_patch: str | None,
     runner: str | None,
     channel: bool = True,
+    base_commit: str | None = None,
+    patched: list[str] | None = None,
 ) -> Plan:
     """Decide what the probe does for one eval script (no sandbox needed)."""
     token = secrets.token_hex(6)
-    plan = Plan(repo=workdir, dir=f"{PROBE_ROOT}/g-{secrets.token_hex(8)}", token=token)
+    plan = Plan(repo=workdir, dir=f"{PROBE_ROOT}/g-{secrets.token_hex(8)}", token=token, base=base_commit)
     paths = sorted(p for p in patch_paths(test_patch or "") if p and not p.startswith("/") and ".." not in p)
     plan.test_patch_paths = paths
     section = test_section(script)
@@ -173,16 +181,34 @@ def plan_for(
             "no direct pytest invocation" if runner == "pytest" else f"no channel for the {runner} runner"
         )
         plan.channel = {"enable": False, "reason": reason}
+    if runner in RUNNERS and section and patched:
+        plan.watch = {
+            "enable": True,
+            "module": f"swe_{secrets.token_hex(5)}",
+            "out": f"{PROBE_ROOT}/w-{secrets.token_hex(8)}.jsonl",
+            "patched": sorted(patched),
+        }
     return plan
 
 
 def channel_source(plan: Plan) -> str:
     """The channel module for the plan's runner, with its output path (and graded files) filled in."""
-    out = plan.channel.get("out", "")
+    out = repr(plan.channel.get("out", ""))
     if plan.channel.get("kind") == "unit":
-        return _read("unitchannel.py").replace("@OUT@", out)
-    graded = json.dumps(sorted(g["path"] for g in plan.graded))
-    return _read("channel.py").replace("@OUT@", out).replace("@GRADED@", graded)
+        return _read("unitchannel.py").replace('"@OUT@"', out)
+    graded = repr(json.dumps(sorted(g["path"] for g in plan.graded)))
+    return _read("channel.py").replace('"@OUT@"', out).replace('"""@GRADED@"""', graded)
+
+
+def watch_source(plan: Plan) -> str:
+    """The equality watch with its output, repository and the patch's files filled in."""
+    patched = repr(json.dumps(plan.watch.get("patched", [])))
+    return (
+        _read("equality.py")
+        .replace('"@OUT@"', repr(plan.watch.get("out", "")))
+        .replace('"@REPO@"', repr(plan.repo))
+        .replace('"""@PATCHED@"""', patched)
+    )
 
 
 def install(sandbox: Sandbox, plan: Plan, test_patch: str | None, *, timeout: float) -> str:
@@ -191,6 +217,8 @@ def install(sandbox: Sandbox, plan: Plan, test_patch: str | None, *, timeout: fl
     sandbox.write_file(f"{plan.dir}/plan.json", plan.to_json().encode("utf-8"), mode=0o600)
     if plan.channel.get("enable"):
         sandbox.write_file(f"{plan.dir}/channel.py", channel_source(plan).encode("utf-8"), mode=0o644)
+    if plan.watch.get("enable"):
+        sandbox.write_file(f"{plan.dir}/watch.py", watch_source(plan).encode("utf-8"), mode=0o644)
     if plan.test_patch_file and test_patch:
         sandbox.write_file(
             plan.test_patch_file, test_patch.encode("utf-8", errors="surrogateescape"), mode=0o600
@@ -236,6 +264,7 @@ class ProbeResults:
     post: dict[str, Any] = field(default_factory=dict)
     snapshot_expected: dict[str, str | None] = field(default_factory=dict)
     channel: list[dict[str, Any]] = field(default_factory=list)
+    watch: list[dict[str, Any]] = field(default_factory=list)
     errors: str = ""
 
 
@@ -246,6 +275,22 @@ def _json(sandbox: Sandbox, path: str) -> Any:
         return None
 
 
+def _records(sandbox: Sandbox, path: str) -> list[dict[str, Any]]:
+    try:
+        raw = sandbox.read_file(path).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in raw.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
 def collect(sandbox: Sandbox, plan: Plan) -> ProbeResults:
     results = ProbeResults()
     results.pre = _json(sandbox, f"{plan.dir}/pre.json") or {}
@@ -253,17 +298,9 @@ def collect(sandbox: Sandbox, plan: Plan) -> ProbeResults:
     snapshot = _json(sandbox, f"{plan.dir}/snapshot.json") or {}
     results.snapshot_expected = snapshot.get("expected") or {}
     if plan.channel.get("enable"):
-        try:
-            raw = sandbox.read_file(plan.channel["out"]).decode("utf-8", errors="replace")
-        except FileNotFoundError:
-            raw = ""
-        for line in raw.splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                results.channel.append(record)
+        results.channel = _records(sandbox, plan.channel["out"])
+    if plan.watch.get("enable"):
+        results.watch = _records(sandbox, plan.watch["out"])
     try:
         results.errors = sandbox.read_file(f"{plan.dir}/hook.err").decode("utf-8", errors="replace")[-2000:]
     except FileNotFoundError:

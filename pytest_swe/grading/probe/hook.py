@@ -272,7 +272,10 @@ def cmd_snapshot(plan):
 
 
 def expected_graded(plan):
-    """sha256 of each graded file as base + test patch: what the eval script must produce."""
+    """sha256 of each graded file as base + test patch: what the eval script must produce.
+
+    ``git cat-file --filters REV:PATH`` gives the file as a checkout writes it (line ends and
+    filters applied), which is what the eval script's ``git checkout BASE -- files`` leaves."""
     import subprocess
 
     patch = plan.get("test_patch_file")
@@ -285,7 +288,7 @@ def expected_graded(plan):
         if not os.path.isdir(os.path.dirname(target)):
             os.makedirs(os.path.dirname(target))
         proc = subprocess.Popen(
-            ["git", "-c", "core.fsmonitor=", "cat-file", "--filters", "HEAD:" + rel],
+            ["git", "-c", "core.fsmonitor=", "cat-file", "--filters", (plan.get("base") or "HEAD") + ":" + rel],
             cwd=plan["repo"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -615,6 +618,21 @@ def install_channel(plan):
     return installed
 
 
+def install_watch(plan):
+    watch = plan.get("watch") or {}
+    target = purelib()
+    if not watch.get("enable") or not target or not os.path.isdir(target):
+        return {"installed": False}
+    path = os.path.join(target, watch["module"] + ".py")
+    pth = os.path.join(target, watch["module"] + ".pth")
+    try:
+        shutil.copyfile(os.path.join(plan["dir"], "watch.py"), path)
+        write(pth, "import " + watch["module"] + "\n")
+    except (IOError, OSError):
+        return {"installed": False}
+    return {"installed": True, "path": path, "pth": pth}
+
+
 # --- modes -------------------------------------------------------------------------------------
 
 
@@ -634,6 +652,7 @@ def cmd_pre(plan):
     result["canaries"] = add_canaries(plan)
     result["graded"] = graded_hashes(plan)
     result["channel"] = install_channel(plan)
+    result["watch"] = install_watch(plan)
     dump(os.path.join(d, "pre.json"), result)
     if result["channel"].get("installed") and result["channel"].get("kind") == "pytest":
         sys.stdout.write('export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p %s"\n' % plan["channel"]["module"])
@@ -646,13 +665,13 @@ def cmd_post(plan):
         pre = load(os.path.join(d, "pre.json"))
     except (IOError, OSError, ValueError):
         pre = {}
-    channel = pre.get("channel") or {}
-    for key in ("pth", "path"):
-        if channel.get(key):
-            try:
-                os.unlink(channel[key])
-            except OSError:
-                pass
+    for installed in (pre.get("channel") or {}, pre.get("watch") or {}):
+        for key in ("pth", "path"):
+            if installed.get(key):
+                try:
+                    os.unlink(installed[key])
+                except OSError:
+                    pass
     dump(os.path.join(d, "post.json"), result)
 
 
