@@ -402,9 +402,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             reward = item.config.hook.pytest_swe_reward(item=item, task=record.task, verdict=verdict)
         props = final_properties(item, reports, reward)
         attempt, earlier = item.stash.get(_attempt_key, (1, []))
+        attempt = max(attempt, int(getattr(item, "execution_count", 1) or 1))  # pytest-rerunfailures' count
         if attempt > 1:
             props["attempts"] = attempt
-            props["retried_errors"] = "; ".join(earlier)
+            if earlier:
+                props["retried_errors"] = "; ".join(earlier)
         if isinstance(item, UnavailableItem):
             props.setdefault("benchmark", item.parent.name if item.parent else "")
         item.config.hook.pytest_swe_item_properties(item=item, properties=props)
@@ -412,7 +414,34 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         item.user_properties.extend(as_user_properties(props))
     report = yield
     item.stash.setdefault(_reports_key, {})[call.when] = report
+    if call.when == "call" and report.failed and record.verdict is not None and not record.verdict.resolved:
+        _no_rerun_of_clean_failure(item)
     return report
+
+
+def _no_rerun_of_clean_failure(item: pytest.Item) -> None:
+    """An item that ran cleanly and was not resolved is a result: pytest-rerunfailures must not rerun it.
+
+    Its ``flaky`` marker with a false condition says so (the reruns of infrastructure errors stay).
+    """
+    if item.config.pluginmanager.hasplugin("rerunfailures"):
+        item.add_marker(pytest.mark.flaky(reruns=0, condition=False))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """A pytest-rerunfailures attempt that is rerun is not a result: its teardown report (which
+    carries the item's properties) is stripped of them, so the JUnit file and the ledger hold
+    each instance once, with its last attempt."""
+    if report.outcome == "rerun":  # type: ignore[comparison-overlap]
+        _rerun_attempts.add(report.nodeid)
+    elif report.when == "teardown" and report.nodeid in _rerun_attempts:
+        _rerun_attempts.discard(report.nodeid)
+        attempt = int(getattr(report, "rerun", 0) or 0) + 1
+        report.user_properties = [("superseded_attempt", str(attempt))]
+
+
+_rerun_attempts: set[str] = set()
 
 
 @pytest.hookimpl

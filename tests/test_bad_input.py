@@ -286,3 +286,43 @@ def test_an_optional_local_dataset_that_is_absent_is_one_skipped_item(swe_projec
     (case,) = run.cases
     assert case.outcome == "skipped" and "dataset file not found: /nonexistent/x.jsonl" in case.message
 
+
+# --- pytest-rerunfailures ------------------------------------------------------------------------
+
+
+def test_rerunfailures_counts_each_instance_once_and_never_reruns_a_clean_failure(
+    swe_project: SweProject, demo_images: list[str]
+) -> None:
+    pytest.importorskip("pytest_rerunfailures")
+    swe_project.demo()
+    lines = [
+        json.dumps(prediction("demo__calc-1")),  # resolves
+        json.dumps(prediction("demo__pager-1", "")),  # runs cleanly, unresolved: a result, never rerun
+        '{"instance_id": "demo__routes-1", "model_patch": oops}',  # an error: rerun, errors again
+    ]
+    path = swe_project.path / "preds.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    run = swe_project.run(
+        "benchmarks/",
+        "-k",
+        "calc or pager or routes",
+        "--swe-predictions",
+        str(path),
+        "--reruns",
+        "1",
+        "-rR",
+    )
+    out = run.result.stdout.str()
+    assert run.outcomes() == {
+        "demo__calc-1": "passed",
+        "demo__pager-1": "failed",
+        "demo__routes-1": "error",
+    }, out
+    assert len(run.cases) == 3  # one testcase with a reward per instance
+    assert run.by_id["demo__routes-1"].properties["attempts"] == "2"
+    assert "attempts" not in run.by_id["demo__pager-1"].properties
+    assert "RERUN benchmarks/demo.yaml::demo::demo__routes-1" in out
+    assert "RERUN benchmarks/demo.yaml::demo::demo__pager-1" not in out
+    assert "demo: resolved 1/3 (33.3%), unresolved 1, errors 1, skipped 0" in out
+    ledger = sorted((e["properties"]["instance_id"], e["outcome"]) for e in run.ledger())
+    assert ledger == [("demo__calc-1", "passed"), ("demo__pager-1", "failed"), ("demo__routes-1", "error")]
