@@ -315,3 +315,24 @@ def test_ledger_tools_read_the_full_text_that_pytest_writes(
     timeout_log = next((tmp_path / "logs").rglob("o__r-2/test_output.txt")).read_text()
     assert "Timeout error: 42 seconds exceeded." in timeout_log
 
+
+def test_commands_piped_to_a_closed_reader_exit_quietly(tmp_path: Path) -> None:
+    """``pytest-swe report ... | head``: no BrokenPipeError traceback, for every command that prints."""
+    big = ledger(
+        tmp_path / "big.xml", [junit_case(f"o__r-{n}", "passed", repo=f"o/r{n}") for n in range(3000)]
+    )
+    other = ledger(tmp_path / "other.xml", [junit_case(f"o__r-{n}", "failed") for n in range(3000)])
+    for args in (
+        ["report", str(big), "--by", "repo"],
+        ["report", str(big), "--json", "--by", "repo"],
+        ["diff", str(big), str(other)],
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest_swe.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        first = proc.stdout.readline()
+        proc.stdout.close()  # the reader goes away, as head does after its lines
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 141, (args, err)
+        assert first and err == "", (args, err)
