@@ -435,6 +435,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     each instance once, with its last attempt."""
     if report.outcome == "rerun":  # type: ignore[comparison-overlap]
         _rerun_attempts.add(report.nodeid)
+    elif report.when == "setup":  # a new attempt (some versions log no teardown for a rerun attempt)
+        _rerun_attempts.discard(report.nodeid)
     elif report.when == "teardown" and report.nodeid in _rerun_attempts:
         _rerun_attempts.discard(report.nodeid)
         attempt = int(getattr(report, "rerun", 0) or 0) + 1
