@@ -90,7 +90,7 @@ def _tree_bytes(root: str, budget: float = 2.0) -> int | None:
 # combined output keeps the order in which lines were written. The wrapper ends the output
 # with an end mark unique to this exec: output that arrives without it was cut in transit.
 _EXEC_WRAPPER = (
-    'mkdir -p {piddir} 2>/dev/null && echo $$ > {piddir}/{token}.pid 2>/dev/null; '
+    "mkdir -p {piddir} 2>/dev/null && echo $$ > {piddir}/{token}.pid 2>/dev/null; "
     'if command -v bash >/dev/null 2>&1; then bash -c "$1" 2>&1; else sh -c "$1" 2>&1; fi; '
     'rc=$?; printf "\\n{end_mark} %d\\n" "$rc"; exit "$rc"'
 )
@@ -190,7 +190,9 @@ def _demux(pending: bytes, buffer: _CappedBuffer) -> bytes:
     return pending
 
 
-def _read_frames(raw: socket.socket, buffer: _CappedBuffer, stop: threading.Event, initial: bytes = b"") -> None:
+def _read_frames(
+    raw: socket.socket, buffer: _CappedBuffer, stop: threading.Event, initial: bytes = b""
+) -> None:
     """Read Docker's multiplexed stdout/stderr frames until EOF or ``stop``.
 
     ``initial`` holds stream bytes the HTTP client had already read with the upgrade response.
@@ -332,7 +334,9 @@ class DockerSandbox:
                     # Not running and no exit code: the process has not started yet (exec_start
                     # returns as soon as the stream is attached). Wait, but not for ever.
                     if time.monotonic() - started > EXEC_START_SECONDS:
-                        raise InfraError("sandbox_error", f"a command never started in sandbox {self.short_id}")
+                        raise InfraError(
+                            "sandbox_error", f"a command never started in sandbox {self.short_id}"
+                        )
                 if self.provider.disk_limit and time.monotonic() >= next_disk_check:
                     if self._over_disk_limit():
                         self._kill_tree(token)
@@ -533,12 +537,25 @@ class DockerSandbox:
         if isinstance(exc, InfraError):
             return exc
         if not self.provider.daemon_alive():
-            return InfraError("provider_unavailable", f"Docker daemon stopped answering during {action}: {exc}")
+            return InfraError(
+                "provider_unavailable", f"Docker daemon stopped answering during {action}: {exc}"
+            )
         if not self.alive():
             oom = self._oom_kills() > 0
             kind = "oom" if oom else "sandbox_died"
             return InfraError(kind, f"sandbox {self.short_id} is gone ({action}): {exc}")
         return InfraError("sandbox_error", f"{action} failed in sandbox {self.short_id}: {exc}")
+
+
+README_ENGINE_SECTION = "Starting the Docker engine"
+
+
+def unreachable_message(exc: BaseException, host: str | None = None) -> str:
+    host = host or os.environ.get("DOCKER_HOST") or "the local socket /var/run/docker.sock"
+    return (
+        f"cannot reach the Docker daemon at {host} ({exc}); start it (README section "
+        f"'{README_ENGINE_SECTION}': bash scripts/setup.sh starts it) or choose another provider with --swe-provider"
+    )
 
 
 class DockerProvider:
@@ -572,11 +589,28 @@ class DockerProvider:
                 except Exception as exc:
                     self._client = None
                     raise InfraError(
-                        "provider_unavailable",
-                        f"cannot reach the Docker daemon ({exc}); start it (see MACHINE notes in the README) "
-                        "or choose another provider with --swe-provider",
+                        "provider_unavailable", unreachable_message(exc, self.options.get("host"))
                     ) from None
             return self._client
+
+    def preflight(self, timeout: float = 10.0) -> None:
+        """Raise InfraError (``provider_unavailable``) unless the engine answers a ping within ``timeout``."""
+        docker = _docker()
+        base_url = self.options.get("host")
+        try:
+            client = (
+                docker.DockerClient(base_url=base_url, timeout=timeout)
+                if base_url
+                else docker.from_env(timeout=timeout)
+            )
+            try:
+                client.ping()
+            finally:
+                client.close()
+        except Exception as exc:
+            raise InfraError(
+                "provider_unavailable", unreachable_message(exc, self.options.get("host"))
+            ) from None
 
     def daemon_alive(self) -> bool:
         try:
@@ -609,7 +643,9 @@ class DockerProvider:
                 return
         except docker.errors.ImageNotFound:
             if self.pull == "never":
-                raise InfraError("image_missing", f"image {image} is not available locally (pull: never)") from None
+                raise InfraError(
+                    "image_missing", f"image {image} is not available locally (pull: never)"
+                ) from None
         except InfraError:
             raise
         except Exception as exc:
@@ -648,7 +684,9 @@ class DockerProvider:
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
         if self.disk_limit:
-            kwargs["ulimits"] = [_docker().types.Ulimit(name="fsize", soft=self.disk_limit, hard=self.disk_limit)]
+            kwargs["ulimits"] = [
+                _docker().types.Ulimit(name="fsize", soft=self.disk_limit, hard=self.disk_limit)
+            ]
         if spec.pids:
             kwargs["pids_limit"] = spec.pids
         if spec.mounts:
@@ -687,7 +725,9 @@ class DockerProvider:
             time.sleep(0.25 * attempt)
         return CleanupResult(False, attempts, error)
 
-    def reap(self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False) -> list[str]:
+    def reap(
+        self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False
+    ) -> list[str]:
         filters = [LABEL]
         if run_id:
             filters.append(f"{LABEL}.run={run_id}")

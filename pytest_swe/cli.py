@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return 1
     cases, dropped = report.unique_cases(cases)  # an instance in several files (shards, retries) counts once
     if dropped:
-        print(f"pytest-swe report: {len(dropped)} instance(s) found more than once; counted once "
-              "(a graded outcome beats an error, an error beats a skip, later files win ties)", file=sys.stderr)
+        print(
+            f"pytest-swe report: {len(dropped)} instance(s) found more than once; counted once "
+            "(a graded outcome beats an error, an error beats a skip, later files win ties)",
+            file=sys.stderr,
+        )
     summary = report.summarize(cases, by=args.by)
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
@@ -138,11 +142,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
         run = export.run_report(data)
         if args.logs:
             written = export.write_instance_logs(data, Path(args.logs))
-            print(f"wrote {len(written)} per-instance report(s) under {Path(args.logs) / 'run_evaluation' / data.run_id}")
+            print(
+                f"wrote {len(written)} per-instance report(s) under {Path(args.logs) / 'run_evaluation' / data.run_id}"
+            )
         if args.predictions:
             rows = export.predictions(data)
             Path(args.predictions).write_text("".join(json.dumps(row) + "\n" for row in rows))
             print(f"wrote {len(rows)} prediction(s) to {args.predictions}")
+    except BrokenPipeError:
+        raise
     except Exception as exc:
         print(f"pytest-swe export: {exc}", file=sys.stderr)
         return 2
@@ -189,8 +197,10 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     for name, values in result.conflicting_properties.items():
         print(f"suite property {name} differs between inputs: {', '.join(values)} (joined)", file=sys.stderr)
     extra = f" and {result.other_testcases} other testcase(s)" if result.other_testcases else ""
-    print(f"merged {len(args.inputs)} ledger(s) into {args.output}: {result.cases} instance(s){extra}, "
-          f"{len(result.replaced)} duplicate(s) settled")
+    print(
+        f"merged {len(args.inputs)} ledger(s) into {args.output}: {result.cases} instance(s){extra}, "
+        f"{len(result.replaced)} duplicate(s) settled"
+    )
     return 0
 
 
@@ -200,29 +210,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="resolved rates from JUnit reward ledgers")
     p.add_argument("files", nargs="+", help="JUnit XML files written with --junitxml")
-    p.add_argument("--by", default="family", help="group by this property (family, benchmark, repo, agent, ...)")
+    p.add_argument(
+        "--by", default="family", help="group by this property (family, benchmark, repo, agent, ...)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("reap", help="remove orphaned pytest-swe sandboxes (owner gone or past their ttl)")
     p.add_argument("--run", help="remove every sandbox of this run id instead")
-    p.add_argument("--all", action="store_true", help="remove every pytest-swe sandbox (with --run: of that run)")
+    p.add_argument(
+        "--all", action="store_true", help="remove every pytest-swe sandbox (with --run: of that run)"
+    )
     p.add_argument("--host", help="Docker host (default: DOCKER_HOST or the local socket)")
     p.set_defaults(func=_cmd_reap)
 
     p = sub.add_parser("images", help="build the base image and the images of local benchmarks")
     p.add_argument(
-        "benchmarks", nargs="*", help="benchmark files (or directories of them) whose 'build' section says how to build"
+        "benchmarks",
+        nargs="*",
+        help="benchmark files (or directories of them) whose 'build' section says how to build",
     )
     p.add_argument("--force", action="store_true", help="rebuild the benchmarks' images even if present")
     p.add_argument("--force-base", action="store_true", help="rebuild the base image even if present")
-    p.add_argument("--base-tag", default=None, help="base image tag (default: PYTEST_SWE_BASE_IMAGE or pytest-swe/base:bookworm)")
+    p.add_argument(
+        "--base-tag",
+        default=None,
+        help="base image tag (default: PYTEST_SWE_BASE_IMAGE or pytest-swe/base:bookworm)",
+    )
     p.set_defaults(func=_cmd_images)
 
     p = sub.add_parser("export", help="write the official SWE-bench run report (and per-instance reports)")
     p.add_argument("files", nargs="+", help="JUnit XML ledgers of one model's run (shards are joined)")
-    p.add_argument("--format", default="swebench", choices=["swebench"], help="report format (default: swebench)")
-    p.add_argument("-o", "--output", help="report file (default: <model>.<run id>.json, as the official harness names it)")
+    p.add_argument(
+        "--format", default="swebench", choices=["swebench"], help="report format (default: swebench)"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        help="report file (default: <model>.<run id>.json, as the official harness names it)",
+    )
     p.add_argument("--model", help="model name of the report (default: the ledger's model property)")
     p.add_argument("--run-id", help="run id of the report (default: the ledger's run id)")
     p.add_argument("--benchmark", help="export only this benchmark's testcases")
@@ -232,7 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write DIR/run_evaluation/<run id>/<model>/<instance>/report.json (with the eval log, "
         "patch and eval script) in the official layout",
     )
-    p.add_argument("--predictions", metavar="FILE", help="also write the patches as an official predictions .jsonl")
+    p.add_argument(
+        "--predictions", metavar="FILE", help="also write the patches as an official predictions .jsonl"
+    )
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("diff", help="instances that flipped between two ledgers (exit 1 when any did)")
@@ -243,10 +271,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("merge", help="join shard ledgers into one JUnit file")
     p.add_argument("output", help="the merged JUnit XML file to write")
-    p.add_argument("inputs", nargs="+", help="JUnit XML ledgers; for a repeated instance a graded outcome beats "
-                   "an error, an error beats a skip, and a later file wins ties")
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        help="JUnit XML ledgers; for a repeated instance a graded outcome beats "
+        "an error, an error beats a skip, and a later file wins ties",
+    )
     p.set_defaults(func=_cmd_merge)
     return parser
+
+
+#: The exit status of a command whose reader went away (a shell's 128 + SIGPIPE).
+BROKEN_PIPE_EXIT = 141
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -255,7 +291,23 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_swe.images import BASE_IMAGE
 
         args.base_tag = BASE_IMAGE
-    return int(args.func(args))
+    try:
+        status = int(args.func(args))
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:  # e.g. `pytest-swe report ... | head`: the reader has all it wanted
+        _silence_stdout()
+        return BROKEN_PIPE_EXIT
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -90,7 +90,9 @@ def _compile(expr: str) -> Any:
 class _Matcher:
     """Names known at benchmark level; other names resolve to ``unknown_value``."""
 
-    def __init__(self, known: Iterable[str], others: Iterable[str], unknown_value: bool, *, exact: bool) -> None:
+    def __init__(
+        self, known: Iterable[str], others: Iterable[str], unknown_value: bool, *, exact: bool
+    ) -> None:
         self.known = [n.lower() for n in known]
         self.others = [n.lower() for n in others]
         self.unknown_value = unknown_value
@@ -172,14 +174,26 @@ class Benchmark(pytest.Collector):
             self.add_marker(marker)
         if not could_select(self, markers):
             return []
+        source = Path(settings.dataset.source).expanduser()
+        if settings.dataset_is_local and not settings.dataset.optional and not source.exists():
+            raise self.CollectError(
+                f"{settings.file}: dataset.source {settings.dataset.source}: no such file (a local dataset path "
+                "must exist; set dataset.optional: true for a dataset that may be absent on this machine)"
+            )
         try:
             index = session.index_for(settings, family)
         except (DatasetUnavailable, SweError) as exc:
             if session.strict_datasets:
                 raise self.CollectError(f"{settings.file}: dataset unavailable: {exc}") from None
             message = f"benchmark {settings.name!r}: dataset unavailable, its items are skipped: {exc}"
-            warnings.warn_explicit(SweDatasetWarning(message), category=None, filename=str(self.path), lineno=1)
-            return [UnavailableItem.from_parent(self, name=f"{settings.name}[dataset-unavailable]", reason=message)]
+            warnings.warn_explicit(
+                SweDatasetWarning(message), category=None, filename=str(self.path), lineno=1
+            )
+            return [
+                UnavailableItem.from_parent(
+                    self, name=f"{settings.name}[dataset-unavailable]", reason=message
+                )
+            ]
         return list(self._items(index.refs(), settings))
 
     def _items(self, refs: Iterable[RowRef], settings: BenchmarkSettings) -> Iterator[pytest.Item]:
@@ -190,14 +204,23 @@ class Benchmark(pytest.Collector):
             if wanted is not None and ref.instance_id not in wanted:
                 continue
             name = ref.instance_id or f"row-{ref.position + 1}"
-            problem = None if ref.instance_id else "the row has no instance id (field 'instance_id' missing or empty)"
+            problem = (
+                None
+                if ref.instance_id
+                else "the row has no instance id (field 'instance_id' missing or empty)"
+            )
             if name in seen:
                 problem = f"duplicate instance id {name!r} (first at row {seen[name] + 1})"
                 name = f"{name}[row-{ref.position + 1}]"
             else:
                 seen[name] = ref.position
             item = SweItem.from_parent(
-                self, name=name, callobj=swe_instance, ref=ref, settings=settings, problem=problem,
+                self,
+                name=name,
+                callobj=swe_instance,
+                ref=ref,
+                settings=settings,
+                problem=problem,
                 fixtureinfo=fixtureinfo,
             )
             fixtureinfo = item._fixtureinfo
@@ -214,7 +237,9 @@ def swe_instance(swe_verdict: Any, swe_task: Any) -> None:
 class SweItem(pytest.Function):
     """One dataset row as a pytest item; its fixtures provision, run the agent and grade."""
 
-    def __init__(self, *, ref: RowRef, settings: BenchmarkSettings, problem: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, ref: RowRef, settings: BenchmarkSettings, problem: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.ref = ref
         self.settings = settings

@@ -61,6 +61,9 @@ class DatasetSettings(_Strict):
     revision: str | None = None
     instances: list[str] | None = None
     """Only these instance ids (None: every row)."""
+    optional: bool = False
+    """A local file that may be absent on this machine (an internal dataset): absent, the benchmark is
+    one skipped item. Otherwise a local path that does not exist is a collection error."""
 
 
 class AgentSettings(BaseModel):
@@ -237,7 +240,11 @@ def _normalise_layer(layer: dict[str, Any], base_dir: Path | None) -> dict[str, 
         if is_local_source(source) and "${" not in source:
             layer["dataset"] = {**dataset, "source": _absolute(source, base_dir)}
     agent = layer.get("agent")
-    if isinstance(agent, dict) and isinstance(agent.get("predictions"), str) and "${" not in agent["predictions"]:
+    if (
+        isinstance(agent, dict)
+        and isinstance(agent.get("predictions"), str)
+        and "${" not in agent["predictions"]
+    ):
         layer["agent"] = {**agent, "predictions": _absolute(agent["predictions"], base_dir)}
     build = layer.get("build")
     if isinstance(build, dict):
@@ -245,7 +252,9 @@ def _normalise_layer(layer: dict[str, Any], base_dir: Path | None) -> dict[str, 
         if isinstance(build.get("repo"), str):
             build["repo"] = _absolute(build["repo"], base_dir)
         if isinstance(build.get("files"), dict):
-            build["files"] = {k: _absolute(v, base_dir) if isinstance(v, str) else v for k, v in build["files"].items()}
+            build["files"] = {
+                k: _absolute(v, base_dir) if isinstance(v, str) else v for k, v in build["files"].items()
+            }
         layer["build"] = build
     return layer
 
@@ -282,14 +291,17 @@ def parse_dotlist(items: Iterable[str]) -> dict[str, Any]:
     cfg = OmegaConf.create()
     for item in items:
         if "=" not in item:
-            raise ConfigError(f"--swe-set {item!r}: expected KEY=VALUE (for example --swe-set timeouts.eval=600)")
+            raise ConfigError(
+                f"--swe-set {item!r}: expected KEY=VALUE (for example --swe-set timeouts.eval=600)"
+            )
         try:
             cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([item]))
         except OmegaConfBaseException as exc:
             raise ConfigError(f"--swe-set {item!r}: {exc}") from None
         except yaml.YAMLError as exc:  # the value is parsed as YAML: "{{x}}" is a mapping, quote it
-            raise ConfigError(f"--swe-set {item!r}: the value is not valid YAML ({exc}); quote it: "
-                              "KEY='VALUE'") from None
+            raise ConfigError(
+                f"--swe-set {item!r}: the value is not valid YAML ({exc}); quote it: KEY='VALUE'"
+            ) from None
     return OmegaConf.to_container(cfg, resolve=False)  # type: ignore[return-value]
 
 

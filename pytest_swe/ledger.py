@@ -35,7 +35,13 @@ def describe_longrepr(report: pytest.TestReport) -> dict[str, Any]:
     crash = getattr(longrepr, "reprcrash", None)
     text = str(longrepr)
     if crash is not None:
-        return {"kind": "exception", "crash": crash.message, "path": crash.path, "lineno": crash.lineno, "text": text}
+        return {
+            "kind": "exception",
+            "crash": crash.message,
+            "path": crash.path,
+            "lineno": crash.lineno,
+            "text": text,
+        }
     return {"kind": "text", "text": text}
 
 
@@ -77,6 +83,8 @@ class Ledger:
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "setup":  # an item's first report, also of each rerun attempt
+            self._phases.pop(report.nodeid, None)
         phases = self._phases.setdefault(report.nodeid, {})
         phases[report.when] = report
         if report.when not in ("teardown", "???"):  # "???": xdist's report for an item whose worker crashed

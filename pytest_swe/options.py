@@ -29,15 +29,34 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("--swe-agent", "agent for every item: gold, empty, predictions, ... (default: the benchmark's)", metavar="NAME"),
-    Option("--swe-predictions", "predictions file for the predictions agent (.json, .jsonl, preds.json)", metavar="FILE"),
+    Option(
+        "--swe-agent",
+        "agent for every item: gold, empty, predictions, ... (default: the benchmark's)",
+        metavar="NAME",
+    ),
+    Option(
+        "--swe-predictions",
+        "predictions file for the predictions agent (.json, .jsonl, preds.json)",
+        metavar="FILE",
+    ),
+    Option(
+        "--swe-predictions-duplicates",
+        "an instance id given more than once in the predictions file: error (default), or the first or last counts",
+        metavar="error|first|last",
+    ),
     Option("--swe-provider", "sandbox provider for every item (default: the benchmark's)", metavar="NAME"),
-    Option("--swe-set", "OmegaConf dotlist override of the benchmark config, repeatable", "list", "KEY=VALUE", []),
+    Option(
+        "--swe-set", "OmegaConf dotlist override of the benchmark config, repeatable", "list", "KEY=VALUE", []
+    ),
     Option("--swe-config", "an extra config file merged over every benchmark file", metavar="FILE"),
     Option("--swe-run-dir", "where artifacts and the ledger go (default: swe-runs/<run id>)", metavar="DIR"),
     Option("--swe-resume", "resume an interrupted run from its run directory", metavar="DIR"),
     Option("--swe-retries", "retry items that ended in an infrastructure error N times", "int", "N", 0),
-    Option("--swe-shard", "run only shard I of N (1 <= I <= N), deterministic by benchmark and instance id", metavar="I/N"),
+    Option(
+        "--swe-shard",
+        "run only shard I of N (1 <= I <= N), deterministic by benchmark and instance id",
+        metavar="I/N",
+    ),
     Option("--swe-keep", "keep sandboxes after each item and print how to enter them", "bool", default=False),
     Option(
         "--swe-strict-datasets",

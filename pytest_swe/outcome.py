@@ -26,9 +26,28 @@ MAX_LISTED_TESTS = 20
 
 # Order in which properties appear in the JUnit file (others follow, sorted).
 PROPERTY_ORDER = (
-    "reward", "resolved", "masked", "error_kind", "outcome", "family", "benchmark", "instance_id", "agent",
-    "provider", "dataset", "split", "f2p_passed", "f2p_total", "p2p_passed", "p2p_total", "patch_exists",
-    "patch_applied", "patch_sha256", "patch_bytes", "agent_exit_status", "agent_steps",
+    "reward",
+    "resolved",
+    "masked",
+    "error_kind",
+    "outcome",
+    "family",
+    "benchmark",
+    "instance_id",
+    "agent",
+    "provider",
+    "dataset",
+    "split",
+    "f2p_passed",
+    "f2p_total",
+    "p2p_passed",
+    "p2p_total",
+    "patch_exists",
+    "patch_applied",
+    "patch_sha256",
+    "patch_bytes",
+    "agent_exit_status",
+    "agent_steps",
 )
 
 
@@ -67,7 +86,7 @@ def error_kind(exc: BaseException) -> str:
     if isinstance(exc, RowError):
         return "bad_row"
     if isinstance(exc, ConfigError):
-        return "config"
+        return getattr(exc, "kind", "config")
     return "harness_error"
 
 
@@ -78,7 +97,9 @@ def _test_line(test: str, verdict: Verdict) -> str:
 
 def failure_message(verdict: Verdict) -> str:
     """Which required tests failed, whether the patch applied, and where the logs are."""
-    counts = [f"{name} {len(g.success)}/{g.total} passed" for name, g in verdict.tests_status.items() if g.total]
+    counts = [
+        f"{name} {len(g.success)}/{g.total} passed" for name, g in verdict.tests_status.items() if g.total
+    ]
     lines = ["unresolved: " + "; ".join([*verdict.reasons, ", ".join(counts)] if counts else verdict.reasons)]
     for name, group in verdict.tests_status.items():
         if group.failure:
@@ -115,7 +136,9 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def final_properties(item: pytest.Item, reports: dict[str, pytest.TestReport], reward: float | None) -> dict[str, Any]:
+def final_properties(
+    item: pytest.Item, reports: dict[str, pytest.TestReport], reward: float | None
+) -> dict[str, Any]:
     """The item's properties once its outcome is known (called at teardown)."""
     record = get_record(item)
     setup, call = reports.get("setup"), reports.get("call")
@@ -133,7 +156,9 @@ def final_properties(item: pytest.Item, reports: dict[str, pytest.TestReport], r
     masked = outcome in ("error", "skipped")
     props = dict(record.properties)
     props.update(
-        reward=float(reward if reward is not None and outcome in ("passed", "failed") else (1.0 if resolved else 0.0)),
+        reward=float(
+            reward if reward is not None and outcome in ("passed", "failed") else (1.0 if resolved else 0.0)
+        ),
         resolved=resolved,
         masked=masked,
         error_kind=record.error_kind if outcome == "error" else "",

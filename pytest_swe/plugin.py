@@ -94,7 +94,9 @@ def _run_identity(config: pytest.Config) -> tuple[Any, Path]:
     if resume:
         path = Path(base, resume).resolve()
         if run_dir and Path(base, run_dir).resolve() != path:
-            raise pytest.UsageError("--swe-resume DIR continues that run in DIR: do not give another --swe-run-dir")
+            raise pytest.UsageError(
+                "--swe-resume DIR continues that run in DIR: do not give another --swe-run-dir"
+            )
         run_id = recorded_run_id(load_ledger(path)) or new_run_id()
         return this_run(run_id=run_id), path
     run = this_run(run_id=new_run_id())
@@ -141,6 +143,7 @@ class XdistController:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.crashes: dict[str, int] = {}
+        self.checked = False
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -153,6 +156,15 @@ class XdistController:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if any(".yaml::" in nodeid or ".yml::" in nodeid for nodeid in ids):
             get_session(self.config).had_items = True
+        if not self.checked:  # every worker collects the same items: check the first collection once
+            self.checked = True
+            if _will_run(self.config):
+                from pytest_swe import preflight
+
+                session = get_session(self.config)
+                preflight.check(
+                    self.config, session, preflight.targets_from_nodeids(session, self.config.rootpath, ids)
+                )
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
@@ -166,9 +178,15 @@ class XdistController:
             return
         parts = crashitem.split("::")
         props = {
-            "reward": 0.0, "resolved": False, "masked": True, "error_kind": "worker_crashed", "outcome": "error",
-            "benchmark": parts[-2] if len(parts) >= 3 else "", "instance_id": parts[-1],
-            "run_id": session.run.run_id, "attempts": attempts,
+            "reward": 0.0,
+            "resolved": False,
+            "masked": True,
+            "error_kind": "worker_crashed",
+            "outcome": "error",
+            "benchmark": parts[-2] if len(parts) >= 3 else "",
+            "instance_id": parts[-1],
+            "run_id": session.run.run_id,
+            "attempts": attempts,
         }
         report.swe_crash_properties = as_user_properties(props)  # type: ignore[attr-defined]
 
@@ -304,10 +322,23 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return lines
 
 
+def _will_run(config: pytest.Config) -> bool:
+    return not (config.getoption("collectonly", False) or config.getoption("setupplan", False))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if any(isinstance(item, SweItem) for item in session.items):
-        get_session(session.config).had_items = True
+    items = [item for item in session.items if isinstance(item, SweItem)]
+    if not items:
+        return
+    swe = get_session(session.config)
+    swe.had_items = True
+    if not swe.is_worker and _will_run(session.config):
+        from pytest_swe import preflight
+
+        preflight.check(
+            session.config, swe, [preflight.Target(item.settings, item.instance_id) for item in items]
+        )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -316,7 +347,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if not isinstance(item, SweItem):
         return None
     session = get_session(item.config)
-    entry = session.resumed.get(item_key(item.nodeid, {"benchmark": item.benchmark, "instance_id": item.instance_id}))
+    entry = session.resumed.get(
+        item_key(item.nodeid, {"benchmark": item.benchmark, "instance_id": item.instance_id})
+    )
     if entry is not None:
         replay(item, entry)
         return True
@@ -352,7 +385,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not isinstance(item, (SweItem, UnavailableItem)):
         return (yield)
     record = get_record(item)
-    if call.when == "setup" and call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+    if (
+        call.when == "setup"
+        and call.excinfo is not None
+        and not call.excinfo.errisinstance(pytest.skip.Exception)
+    ):
         record.error_kind = error_kind(call.excinfo.value)
         record.retryable = call.excinfo.errisinstance(InfraError) and getattr(
             call.excinfo.value, "retryable", True
@@ -365,9 +402,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             reward = item.config.hook.pytest_swe_reward(item=item, task=record.task, verdict=verdict)
         props = final_properties(item, reports, reward)
         attempt, earlier = item.stash.get(_attempt_key, (1, []))
+        attempt = max(attempt, int(getattr(item, "execution_count", 1) or 1))  # pytest-rerunfailures' count
         if attempt > 1:
             props["attempts"] = attempt
-            props["retried_errors"] = "; ".join(earlier)
+            if earlier:
+                props["retried_errors"] = "; ".join(earlier)
         if isinstance(item, UnavailableItem):
             props.setdefault("benchmark", item.parent.name if item.parent else "")
         item.config.hook.pytest_swe_item_properties(item=item, properties=props)
@@ -375,7 +414,36 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         item.user_properties.extend(as_user_properties(props))
     report = yield
     item.stash.setdefault(_reports_key, {})[call.when] = report
+    if call.when == "call" and report.failed and record.verdict is not None and not record.verdict.resolved:
+        _no_rerun_of_clean_failure(item)
     return report
+
+
+def _no_rerun_of_clean_failure(item: pytest.Item) -> None:
+    """An item that ran cleanly and was not resolved is a result: pytest-rerunfailures must not rerun it.
+
+    Its ``flaky`` marker with a false condition says so (the reruns of infrastructure errors stay).
+    """
+    if item.config.pluginmanager.hasplugin("rerunfailures"):
+        item.add_marker(pytest.mark.flaky(reruns=0, condition=False))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """A pytest-rerunfailures attempt that is rerun is not a result: its teardown report (which
+    carries the item's properties) is stripped of them, so the JUnit file and the ledger hold
+    each instance once, with its last attempt."""
+    if report.outcome == "rerun":  # type: ignore[comparison-overlap]
+        _rerun_attempts.add(report.nodeid)
+    elif report.when == "setup":  # a new attempt (some versions log no teardown for a rerun attempt)
+        _rerun_attempts.discard(report.nodeid)
+    elif report.when == "teardown" and report.nodeid in _rerun_attempts:
+        _rerun_attempts.discard(report.nodeid)
+        attempt = int(getattr(report, "rerun", 0) or 0) + 1
+        report.user_properties = [("superseded_attempt", str(attempt))]
+
+
+_rerun_attempts: set[str] = set()
 
 
 @pytest.hookimpl

@@ -25,6 +25,7 @@ class Case:
     outcome: str
     properties: dict[str, str] = field(default_factory=dict)
     message: str = ""
+    """The outcome's full text (see :func:`_outcome`)."""
 
     @property
     def instance_id(self) -> str:
@@ -36,13 +37,18 @@ class Case:
 
 
 def _outcome(case: Any) -> tuple[str, str]:
+    """The outcome and its full text.
+
+    For a failure or an error that is the element's text (pytest's whole report), never the
+    ``message`` attribute, which pytest 9.1 and later shorten; the attribute stands in only when
+    there is no text. For a skip it is the reason (the attribute: pytest does not shorten it).
+    """
     for result in case.result:
-        if isinstance(result, Error):
-            return "error", result.message or ""
-        if isinstance(result, Failure):
-            return "failed", result.message or ""
+        if isinstance(result, (Error, Failure)):
+            text = (result.text or "").strip()
+            return ("error" if isinstance(result, Error) else "failed"), text or result.message or ""
         if isinstance(result, Skipped):
-            return "skipped", result.message or ""
+            return "skipped", result.message or (result.text or "").strip()
     return "passed", ""
 
 
@@ -157,5 +163,7 @@ def format_stats(name: str, stats: dict[str, Any]) -> str:
     if stats["error_kinds"]:
         line += "   error kinds: " + ", ".join(f"{k}={v}" for k, v in sorted(stats["error_kinds"].items()))
     if stats["agent_exit_statuses"]:
-        line += "   exit statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(stats["agent_exit_statuses"].items()))
+        line += "   exit statuses: " + ", ".join(
+            f"{k}={v}" for k, v in sorted(stats["agent_exit_statuses"].items())
+        )
     return line

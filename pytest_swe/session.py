@@ -78,6 +78,16 @@ class SweSession:
             layer.setdefault("agent", {})["predictions"] = str(path)
             if not agent:
                 layer["agent"]["name"] = "predictions"
+        duplicates = options.get(self.config, "--swe-predictions-duplicates")
+        if duplicates:
+            from pytest_swe.agents.predictions import DUPLICATE_POLICIES
+
+            if duplicates not in DUPLICATE_POLICIES:
+                raise pytest.UsageError(
+                    f"--swe-predictions-duplicates (ini: swe_predictions_duplicates) {duplicates!r}: "
+                    f"expected one of {', '.join(DUPLICATE_POLICIES)}"
+                )
+            layer.setdefault("agent", {})["predictions_duplicates"] = duplicates
         if provider:
             layer["provider"] = {"name": provider}
         return layer
@@ -95,7 +105,10 @@ class SweSession:
             if path not in self._settings:
                 try:
                     self._settings[path] = load_benchmark(
-                        path, extra_config=self.extra_config, overrides=self.overrides, cli_layer=self.cli_layer
+                        path,
+                        extra_config=self.extra_config,
+                        overrides=self.overrides,
+                        cli_layer=self.cli_layer,
                     )
                 except ConfigError as exc:
                     self._settings[path] = exc
@@ -111,8 +124,10 @@ class SweSession:
         key = (ds.source, ds.split, ds.name, ds.revision, tuple(family.id_fields), family.name)
         with self._lock:
             if key not in self._indexes:
-                path = Path(ds.source) if settings.dataset_is_local else fetch_hf(
-                    ds.source, ds.split, name=ds.name, revision=ds.revision
+                path = (
+                    Path(ds.source)
+                    if settings.dataset_is_local
+                    else fetch_hf(ds.source, ds.split, name=ds.name, revision=ds.revision)
                 )
                 custom = family.row_id if family.id_fields[0] != "instance_id" else None
                 self._indexes[key] = open_local(path, id_fields=family.id_fields, id_of=custom)

@@ -8,6 +8,11 @@
 #
 #   bash scripts/setup.sh           # to run benchmarks
 #   bash scripts/setup.sh --tests   # to run the test suite
+#
+# The package goes into a virtual environment, ${PYTEST_SWE_VENV:-.venv} (made with $PYTHON,
+# default python3), holding the newest pytest and pytest-xdist releases, as a new user gets them.
+# PYTEST_SWE_PIN="pytest==8.0.*" (space-separated requirements) pins them instead: that is how
+# `make test-oldest` builds its environment on the oldest supported pytest.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -19,7 +24,11 @@ SUDO=""
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
+VENV="${PYTEST_SWE_VENV:-$ROOT/.venv}"
+PIN="${PYTEST_SWE_PIN:-}"
+
 need_apt=()
+"$PY" -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
 command -v dockerd >/dev/null || need_apt+=(docker.io)
 command -v debootstrap >/dev/null || need_apt+=(debootstrap)
 command -v git >/dev/null || need_apt+=(git)
@@ -38,14 +47,31 @@ fi
 
 extras="hf"
 [ "$TESTS" = 1 ] && extras="dev,hf,mini"
-log "installing pytest-swe[$extras]"
-if ! "$PY" -m pip install -q -e ".[$extras]" >/tmp/pytest-swe-pip.log 2>&1; then
-  cat /tmp/pytest-swe-pip.log >&2
-  exit 1
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating the virtual environment $VENV"
+  "$PY" -m venv "$VENV"
 fi
+pip_log="$(mktemp /tmp/pytest-swe-pip.XXXXXX.log)"
+pip_install() {
+  if ! "$VENV/bin/python" -m pip install -q "$@" >"$pip_log" 2>&1; then
+    cat "$pip_log" >&2
+    exit 1
+  fi
+}
+if [ -n "$PIN" ]; then
+  log "installing pytest-swe[$extras] into $VENV with $PIN"
+  # shellcheck disable=SC2086  # PIN is a list of requirements
+  pip_install -e ".[$extras]" $PIN
+else
+  log "installing pytest-swe[$extras] into $VENV with the newest pytest and pytest-xdist"
+  pip_install -e ".[$extras]"
+  pip_install --upgrade pytest pytest-xdist  # an environment made earlier gets the newest releases too
+fi
+rm -f "$pip_log"
+"$VENV/bin/python" -c "import pytest, xdist; print('[setup] pytest', pytest.__version__, 'pytest-xdist', xdist.__version__)"
 
 log "building the base image and the local benchmarks' images"
-"$PY" -m pytest_swe.cli images benchmarks/
+"$VENV/bin/python" -m pytest_swe.cli images benchmarks/
 
 if [ "$TESTS" = 1 ]; then
   log "official swebench package (differential tests only)"

@@ -9,12 +9,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
+import pytest
+
 from pytest_swe import report
 from pytest_swe.ledger_tools import diff_cases
 from pytest_swe.ledger_tools import merge_ledgers
 
 RESULT_ELEMENT = {
-    "failed": '<failure message="unresolved: F2P 0/1 passed">details</failure>',
+    "failed": '<failure message="unresolved: F2P 0/1 passed">unresolved: F2P 0/1 passed&#10;  patch applied: yes</failure>',
     "error": '<error message="[eval_timeout] too slow"/>',
     "skipped": '<skipped type="pytest.skip" message="no prediction"/>',
     "passed": "",
@@ -110,7 +112,7 @@ def test_merge_preserves_testcases_and_joins_suite_properties(tmp_path: Path) ->
     result = merge_ledgers([a, b], merged)
     by_id = {case.instance_id: case for case in report.read_cases(merged)}
     from_b = {case.instance_id: case for case in report.read_cases(b)}
-    assert by_id["i1"].message == "unresolved: F2P 0/1 passed"
+    assert by_id["i1"].message == "unresolved: F2P 0/1 passed\n  patch applied: yes"  # the element's text
     assert by_id["i2"].properties == from_b["i2"].properties
     root = ET.parse(merged).getroot()
     suites = root.findall("testsuite")
@@ -220,8 +222,12 @@ def test_report_counts_an_instance_in_two_files_once(tmp_path: Path) -> None:
         for instance, outcome in outcomes.items():
             case = TestCase(instance, classname="benchmarks.b.yaml.b")
             props = Properties()
-            for key, value in {"reward": "1.0" if outcome == "passed" else "0.0", "benchmark": "b",
-                               "instance_id": instance, "family": "swe-bench"}.items():
+            for key, value in {
+                "reward": "1.0" if outcome == "passed" else "0.0",
+                "benchmark": "b",
+                "instance_id": instance,
+                "family": "swe-bench",
+            }.items():
                 props.add_property(Property(key, value))
             case.append(props)
             if outcome == "error":
@@ -237,9 +243,96 @@ def test_report_counts_an_instance_in_two_files_once(tmp_path: Path) -> None:
     retry = ledger("retry.xml", {"b": "passed"})
     out = subprocess.run(
         [sys.executable, "-m", "pytest_swe.cli", "report", "--json", str(first), str(retry)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stderr
     overall = json.loads(out.stdout)["overall"]
     assert overall["total"] == 2 and overall["resolved"] == 2 and overall["errors"] == 0
     assert "counted once" in out.stderr
+
+
+LONG_FAILURE = "\n".join(
+    [
+        "unresolved: FAIL_TO_PASS 0/40 passed",
+        *(f"    tests/test_m.py::test_{n} (FAILED) " + "x" * 30 for n in range(40)),
+        "  eval_log: /runs/o__r-1/eval.log",
+    ]
+)
+
+
+def test_ledger_tools_read_the_full_text_that_pytest_writes(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """pytest 9.1 and later shorten the JUnit ``message`` attribute to about 500 characters; the
+    tools read the element text, so nothing past the cut is lost (on any pytest)."""
+    pytester.makepyfile(
+        test_ledger=f"""
+        import pytest
+
+        LONG = {LONG_FAILURE!r}
+
+        @pytest.fixture
+        def props(record_property):
+            for key, value in (("reward", "0.0"), ("benchmark", "b"), ("patch_sha256", "0" * 64),
+                               ("patch_bytes", "10"), ("patch_exists", "true"), ("patch_applied", "true")):
+                record_property(key, value)
+
+        def test_failed(props, record_property):
+            record_property("instance_id", "o__r-1")
+            pytest.fail(LONG, pytrace=False)
+
+        @pytest.fixture
+        def timed_out(record_property):
+            record_property("instance_id", "o__r-2")
+            record_property("error_kind", "eval_timeout")
+            raise RuntimeError("x" * 600 + " the eval did not finish within 42s")
+
+        def test_error(props, timed_out):
+            pass
+        """
+    )
+    junit = tmp_path / "junit.xml"
+    pytester.runpytest_subprocess(f"--junitxml={junit}", "-p", "no:cacheprovider")
+    cases = {case.instance_id: case for case in report.read_cases(junit)}
+    assert cases["o__r-1"].outcome == "failed" and cases["o__r-1"].message == LONG_FAILURE
+    assert cases["o__r-2"].outcome == "error" and "did not finish within 42s" in cases["o__r-2"].message
+    out = cli(
+        "export",
+        str(junit),
+        "-o",
+        str(tmp_path / "report.json"),
+        "--logs",
+        str(tmp_path / "logs"),
+        "--model",
+        "m",
+        "--run-id",
+        "r",
+    )
+    assert out.returncode == 0, out.stderr
+    harness_log = next((tmp_path / "logs").rglob("o__r-1/run_instance.log")).read_text()
+    assert "eval_log: /runs/o__r-1/eval.log" in harness_log
+    timeout_log = next((tmp_path / "logs").rglob("o__r-2/test_output.txt")).read_text()
+    assert "Timeout error: 42 seconds exceeded." in timeout_log
+
+
+def test_commands_piped_to_a_closed_reader_exit_quietly(tmp_path: Path) -> None:
+    """``pytest-swe report ... | head``: no BrokenPipeError traceback, for every command that prints."""
+    big = ledger(
+        tmp_path / "big.xml", [junit_case(f"o__r-{n}", "passed", repo=f"o/r{n}") for n in range(3000)]
+    )
+    other = ledger(tmp_path / "other.xml", [junit_case(f"o__r-{n}", "failed") for n in range(3000)])
+    for args in (
+        ["report", str(big), "--by", "repo"],
+        ["report", str(big), "--json", "--by", "repo"],
+        ["diff", str(big), str(other)],
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest_swe.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        first = proc.stdout.readline()
+        proc.stdout.close()  # the reader goes away, as head does after its lines
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 141, (args, err)
+        assert first and err == "", (args, err)

@@ -1,4 +1,4 @@
-"""The wheel ships families, providers and agents inside the pytest_swe namespace only."""
+"""The wheel ships families, providers and agents inside the pytest_swe namespace only; the CI scripts."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,3 +42,34 @@ def test_wheel_layout(tmp_path: Path) -> None:
     entry_points = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "[pytest11]" in entry_points and "swe = pytest_swe.plugin" in entry_points
     assert "pytest-swe = pytest_swe.cli:main" in entry_points
+
+
+def test_run_tests_counts_no_tests_ran_as_success_and_keeps_other_codes(pytester: pytest.Pytester) -> None:
+    """``scripts/run-tests.sh`` (used by ``make test`` and ``make test-oldest``): a selection that
+    matches nothing here (pytest's exit code 5) cannot fail CI; a failing test still does."""
+    script = REPO / "scripts" / "run-tests.sh"
+    pytester.makepyfile(test_one="def test_ok():\n    pass\n\ndef test_bad():\n    assert False\n")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", str(script), sys.executable, "-p", "no:cacheprovider", "-q", *args],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    nothing = run("-k", "no_such_test")
+    assert nothing.returncode == 0, nothing.stdout + nothing.stderr
+    assert "no tests ran for: pytest" in nothing.stderr and "exit code 5" in nothing.stderr
+    assert run("-k", "ok").returncode == 0
+    assert run("-k", "bad").returncode == 1
+
+
+def test_ci_runs_the_readme_test_command_and_the_oldest_pytest_job() -> None:
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "make test\n" in ci and "make test-oldest\n" in ci
+    makefile = (REPO / "Makefile").read_text()
+    assert "OLDEST_PYTEST ?= pytest==8.0.*" in makefile
+    readme = (REPO / "README.md").read_text()
+    assert "make test " in readme and "make demo " in readme
