@@ -74,3 +74,24 @@ def test_gold_of_every_family_resolves_without_findings(
         assert "tamper" not in case.properties and "suspicious" not in case.properties, case.properties
     for benchmark in {c.properties["benchmark"] for c in run.cases}:
         assert not labelled_containers(docker_engine, benchmark=benchmark)
+
+
+def test_the_probe_ran_on_every_python_row_of_the_swe_bench_lineage(
+    family_images: list[Path], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The gold run above went through the probe for real: canaries in the graded files and the
+    result channel for the SWE-bench and SWE-rebench rows whose runner the probe knows."""
+    import json
+
+    measured, _ = shared_run(tmp_path_factory, "family-gold", lambda project: None)  # type: ignore[arg-type,return-value]
+    probed = {}
+    for case in measured.run.cases:
+        verdict = json.loads(Path(case.properties["verdict_path"]).read_text())
+        probe = verdict["extra"].get("probe")
+        if case.properties["family"] in ("swe-bench", "swe-rebench") and probe is not None:
+            probed[case.instance_id] = probe
+    assert len(probed) >= 4, probed
+    for instance, probe in probed.items():
+        assert probe["canary_files"], (instance, probe)
+        assert probe["channel"] is True, (instance, probe)
+        assert probe["errors"] == "", (instance, probe)
