@@ -306,7 +306,10 @@ def _check_run(
     if spec is None:
         return
     required = required_tests(task)
-    status_map = dict(spec.parse(_between_markers(run.raw_log)) or spec.parse(run.raw_log))
+    try:
+        status_map = dict(spec.parse(_between_markers(run.raw_log)) or spec.parse(run.raw_log))
+    except Exception:  # an unreadable log is the family's to report; no status map, no evidence from it
+        status_map = {}
     reading = ev.read_canaries(plan, results, status_map, required)
     integrity.canary_keys = reading.keys
     without = {k: v for k, v in status_map.items() if k not in reading.keys}
