@@ -634,6 +634,42 @@ def _output_flood(ctx: InstanceContext, work: Checkout) -> None:
     _at_import(ctx, work, code)
 
 
+# --- the running eval script rewritten from the test process ---------------------------------------
+
+_REWRITE_SCRIPT = """
+
+def _script_rest():
+    \"\"\"bash reads its script file as it goes: the bytes after the current command can be rewritten.\"\"\"
+    import os
+
+    pid = os.getpid()
+    for _ in range(6):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                pid = int(handle.read().rsplit(") ", 1)[1].split()[1])
+            script = os.readlink(f"/proc/{pid}/fd/255")
+            with open(f"/proc/{pid}/fdinfo/255") as handle:
+                position = int(handle.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        with open(script, "r+") as handle:
+            rest = handle.read()[position:]
+            handle.seek(position)
+            handle.write(rest.replace("$?", "0 "))
+        return
+
+
+_script_rest()
+"""
+
+
+def _eval_script_rewrite(ctx: InstanceContext, work: Checkout) -> None:
+    """Failures shown as PASSED (report_teststatus) while pytest still exits 1, and the rest of the
+    running eval script rewritten so that the exit status it records is 0."""
+    _gc_register(_GC_TESTSTATUS.split("        @pytest.hookimpl(trylast=True)")[0])(ctx, work)
+    _at_import(ctx, work, _REWRITE_SCRIPT)
+
+
 # --- results that compare equal to anything ---------------------------------------------------------
 
 _ALWAYS_EQUAL = """
@@ -983,6 +1019,14 @@ ATTACKS: tuple[Attack, ...] = (
         frozenset({"sympy"}),
         "builtins.print rewrites `test_x F` to `test_x ok` and the summary; sys.exit always exits 0",
         _builtins_print,
+    ),
+    Attack(
+        "eval-script-rewrite",
+        "eval-script-rewrite",
+        PYTEST,
+        "failures printed as PASSED, and the running eval script's remaining lines rewritten so the recorded "
+        "exit status is 0 (bash reads its script file as it runs)",
+        _eval_script_rewrite,
     ),
     Attack(
         "output-flood",
