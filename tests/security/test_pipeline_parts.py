@@ -734,3 +734,14 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
     (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan_unpatched))
     subprocess.run([sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True)
     assert not (tmp_path / "none.jsonl").exists()
+
+
+@pytest.mark.parametrize("name", ["hook.py", "channel.py", "unitchannel.py", "equality.py"])
+def test_probe_scripts_are_python_3_5(name: str) -> None:
+    """They run with the task image's interpreter, which can be as old as Python 3.5."""
+    import ast
+
+    source = (Path(probe.__file__).parent / name).read_text()
+    ast.parse(source, feature_version=(3, 5))
+    with pytest.raises(SyntaxError):
+        ast.parse(source + '\nx = f"{1}"\n', feature_version=(3, 5))
