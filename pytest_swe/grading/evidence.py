@@ -28,6 +28,7 @@ from .findings import Finding
 from .findings import evidence
 from .paths import CONFTEST
 from .paths import is_test_path
+from .probe import END_MARK
 from .probe import Plan
 from .probe import ProbeResults
 
@@ -316,8 +317,25 @@ def read_watch(results: ProbeResults) -> list[Finding]:
 # --- integrity of the graded files and the log ---------------------------------------------------
 
 
-def read_integrity(plan: Plan, results: ProbeResults) -> list[Finding]:
+_ERREXIT = re.compile(r"^\s*set\s+(?:-[A-Za-z]*e|-o\s+errexit)", re.M)
+
+
+def read_integrity(plan: Plan, results: ProbeResults, *, script: str = "", log: str = "") -> list[Finding]:
     found: list[Finding] = []
+    changed = results.pre.get("outside_changed") or []
+    if changed:
+        found.append(
+            evidence(
+                "install-step",
+                f"{len(changed)} file(s) of the interpreter outside site-packages changed before the tests, e.g. {changed[0]}",
+            )
+        )
+    ran_to_end = END_MARK in log and not _ERREXIT.search(script)
+    if results.pre and not results.post and ran_to_end:
+        found.append(evidence("eval-script", "the eval script's last steps did not run as it was written"))
+    digest = results.post.get("script_sha")
+    if digest and plan.script_sha and digest != plan.script_sha:
+        found.append(evidence("eval-script", "the eval script was rewritten while it ran"))
     before = results.pre.get("before_canaries") or {}
     for path, digest in results.snapshot_expected.items():
         if digest and path in before and before[path] and before[path] != digest:

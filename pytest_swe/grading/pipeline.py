@@ -259,7 +259,7 @@ def apply_model_patch(
 
 
 def _prepare_probe(
-    task: Task, sandbox: Sandbox, ctx: EvalContext, script: str, spec: ProbeSpec | None
+    task: Task, sandbox: Sandbox, ctx: EvalContext, script: str, spec: ProbeSpec | None, path: str
 ) -> str:
     integrity = integrity_of(task, ctx)
     if not integrity.strict:
@@ -272,9 +272,11 @@ def _prepare_probe(
         base_commit=task.base_commit,
         patched=integrity.patched,
     )
+    plan.script_path = path
+    instrumented = probe.instrument(script, plan)
     probe.install(sandbox, plan, task.test_patch, timeout=min(ctx.timeout, GUARD_TIMEOUT))
     integrity.plan = plan
-    return probe.instrument(script, plan)
+    return instrumented
 
 
 def _graded_view(log: str, plan: probe.Plan, reading: ev.CanaryReading) -> str:
@@ -317,7 +319,7 @@ def _check_run(
     integrity.add(ev.read_channel(plan, results, without, required, exact_ids=spec.exact_ids))
     integrity.add(ev.read_unit_channel(results, without, required))
     integrity.add(ev.read_watch(results))
-    integrity.add(ev.read_integrity(plan, results))
+    integrity.add(ev.read_integrity(plan, results, script=script, log=run.raw_log))
     integrity.add(ev.conflicting_statuses(_between_markers(run.raw_log), required, spec.parse, spec.runner))
     run.log = _graded_view(run.raw_log, plan, reading)
 
@@ -356,7 +358,7 @@ def patch_and_run(
     if integrity.blocked is not None:
         verdict.reasons.append(f"the tests were not run: {integrity.blocked}")
         return run
-    instrumented = _prepare_probe(task, sandbox, ctx, script, probe_spec)
+    instrumented = _prepare_probe(task, sandbox, ctx, script, probe_spec, path)
     run.raw_log, run.exit_code = run_script(task, sandbox, ctx, instrumented, path=path, command=command)
     run.ran = True
     _check_run(task, sandbox, ctx, run, script, probe_spec)

@@ -10,6 +10,7 @@ the eval script around the test command; :func:`collect` reads back what they wr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -54,6 +55,9 @@ class Plan:
     """How many test-runner invocations the eval script's test section holds."""
     base: str | None = None
     """The commit the eval script resets test files to (HEAD when the row names none)."""
+    script_path: str | None = None
+    """Where the instrumented eval script is written (its post step checks it was not rewritten)."""
+    script_sha: str | None = None
     watch: dict[str, Any] = field(default_factory=dict)
     """The equality watch (``equality.py``) for Python runners: module name, output, patched files."""
 
@@ -72,6 +76,7 @@ class Plan:
             "test_patch_paths": self.test_patch_paths,
             "test_patch_file": self.test_patch_file,
             "base": self.base,
+            "script_path": self.script_path,
             "watch": {k: v for k, v in self.watch.items() if k != "patched"},
             "shadow_names": sorted(SHADOWABLE),
         }
@@ -253,7 +258,9 @@ def instrument(script: str, plan: Plan) -> str:
     if after < len(lines) and "Test Exit Code" in lines[after]:
         after += 1
     out = [*lines[:start], _step(plan, "pre"), *lines[start:after], _step(plan, "post"), *lines[after:]]
-    return "\n".join(out)
+    instrumented = "\n".join(out)
+    plan.script_sha = hashlib.sha256(instrumented.encode("utf-8", errors="surrogateescape")).hexdigest()
+    return instrumented
 
 
 @dataclass

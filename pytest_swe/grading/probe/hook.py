@@ -188,6 +188,47 @@ def runner_roots(site_dir):
     return [r for r in roots if os.path.isdir(r) and not os.path.islink(r)]
 
 
+def inode_key(path):
+    """(ctime, size, link target): a write, a chmod, even an mtime reset, changes the ctime."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    target = os.readlink(path) if os.path.islink(path) else ""
+    return "%d:%d:%s" % (getattr(st, "st_ctime_ns", int(st.st_ctime * 1e9)), st.st_size, target)
+
+
+def outside_state(dirs):
+    """What the tests run on besides the repository and site-packages: the standard library and
+    the runner's launchers (``bin/pytest``, ``bin/python``) of every interpreter prefix."""
+    state = {}
+    stdlibs = set()
+    prefixes = set(["/usr", "/usr/local"])
+    for d in dirs:
+        parent = os.path.dirname(d)
+        if os.path.basename(parent).startswith("python"):
+            stdlibs.add(parent)
+            prefixes.add(os.path.dirname(os.path.dirname(parent)))
+    try:
+        import sysconfig
+        stdlibs.add(sysconfig.get_paths()["stdlib"])
+    except Exception:
+        pass
+    for stdlib in sorted(stdlibs):
+        for root, subdirs, files in os.walk(stdlib):
+            subdirs[:] = [x for x in subdirs if x not in ("site-packages", "dist-packages", "__pycache__", "test", "tests")]
+            for name in files:
+                if name.endswith(".py"):
+                    full = os.path.join(root, name)
+                    state[full] = inode_key(full)
+    for prefix in sorted(prefixes):
+        for name in ("pytest", "py.test", "python", "python3"):
+            full = os.path.join(prefix, "bin", name)
+            if os.path.lexists(full):
+                state[full] = inode_key(full)
+    return state
+
+
 def import_roots(repo):
     roots = [repo]
     for sub in ("src", "lib"):
@@ -267,6 +308,7 @@ def cmd_snapshot(plan):
             "names": names,
             "installed": sorted(installed),
             "expected": expected_graded(plan),
+            "outside": outside_state(dirs),
         },
     )
 
@@ -648,6 +690,10 @@ def cmd_pre(plan):
         snap = None
     done, compiled = neutralise(plan, snap) if snap else ([], 0)
     result = {"neutralised": done, "compiled_removed": compiled, "snapshot": snap is not None}
+    if snap:
+        now = outside_state(snap["site_dirs"])
+        old = snap.get("outside") or {}
+        result["outside_changed"] = sorted(p for p in set(old) | set(now) if old.get(p) != now.get(p))
     result["before_canaries"] = graded_hashes(plan)
     result["canaries"] = add_canaries(plan)
     result["graded"] = graded_hashes(plan)
@@ -661,6 +707,8 @@ def cmd_pre(plan):
 def cmd_post(plan):
     d = plan["dir"]
     result = {"graded": graded_hashes(plan)}
+    if plan.get("script_path"):
+        result["script_sha"] = sha(plan["script_path"])
     try:
         pre = load(os.path.join(d, "pre.json"))
     except (IOError, OSError, ValueError):
