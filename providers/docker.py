@@ -9,6 +9,7 @@ can be found and removed by the next run or by ``pytest-swe reap``.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import io
 import os
@@ -37,6 +38,7 @@ OUTPUT_DRAIN_SECONDS = 10.0
 """After a command exits, how long its output may still take to arrive (Docker ends the stream)."""
 EXEC_START_SECONDS = 60.0
 KEEP_TTL = 24 * 3600
+REAP_PARALLEL = 8
 _PIDDIR = "/tmp/.pytest-swe"
 DEFAULT_DISK_LIMIT = "10g"
 """What a sandbox may write (provider option ``disk_limit``): overlay2 on ext4 has no quota, so
@@ -697,18 +699,22 @@ class DockerProvider:
             containers = self.client.api.containers(all=True, filters={"label": filters})
         except Exception:
             return []
-        removed = []
         now = time.time()
         host = socket.gethostname()
+        doomed = []
         for info in containers:
             labels = info.get("Labels") or {}
             if orphans and not self._is_orphan(labels, now, host):
                 continue
             if not orphans and labels.get(f"{LABEL}.keep") == "1":
                 continue
-            if self.remove(info["Id"]).removed:
-                removed.append(info["Id"][:12])
-        return removed
+            doomed.append(info["Id"])
+        if not doomed:
+            return []
+        # In parallel: after a Ctrl-C every sandbox of the run goes at once, not one after the other.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(doomed))) as pool:
+            results = list(pool.map(self.remove, doomed))
+        return [cid[:12] for cid, result in zip(doomed, results, strict=True) if result.removed]
 
     @staticmethod
     def _is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:

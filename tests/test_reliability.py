@@ -54,10 +54,14 @@ def ledger_lines(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def popen_pytest(project: SweProject, *args: str) -> subprocess.Popen[str]:
+def popen_pytest(project: SweProject, *args: str, background: bool = False) -> subprocess.Popen[str]:
+    """pytest in a process group of its own. ``background``: started as a script's background job
+    (``cmd &``), which a shell starts with SIGINT ignored."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    if background:
+        command = ["sh", "-c", '"$@" & wait $!', "sh", *command]
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        command, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )
 
@@ -204,3 +208,78 @@ def test_interrupts_leave_no_sandbox(
     signalled = time.monotonic()
     proc.communicate(timeout=60)
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), max(1.0, 10 - (time.monotonic() - signalled)))
+
+
+def slow_demo(swe_project: SweProject, tmp_path: Path, name: str, slow: int, total: int = len(DEMO_IDS)) -> None:
+    """A demo benchmark of ``total`` rows whose last ``slow`` evals hang (so an interrupt finds them running)."""
+    rows = [json.loads(line) for line in (DEMO_DIR / "demo.jsonl").read_text().splitlines()][:total]
+    for row in rows[total - slow :]:
+        row["eval_script"] = row["eval_script"].replace(": '>>>>> Start Test Output'", SLOW_EVAL)
+    dataset = tmp_path / f"{name}.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    swe_project.demo(name, dataset=dataset)
+
+
+@pytest.mark.parametrize("target", ["group", "controller"])
+def test_ctrl_c_twice_keeps_every_finished_item_in_the_junit_file(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, target: str
+) -> None:
+    """A second Ctrl-C while the run is stopping must not cut the JUnit file, nor print a traceback."""
+    name = f"twice{target}"
+    slow_demo(swe_project, tmp_path, name, slow=2)
+    run_dir, junit = tmp_path / "run", tmp_path / "rewards.xml"
+    proc = popen_pytest(swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={run_dir}", f"--junitxml={junit}")
+    fast = len(DEMO_IDS) - 2
+    assert wait_for(
+        lambda: len(ledger_lines(run_dir)) == fast
+        and len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2,
+        180,
+    ), "the fast items never finished with both slow evals running"
+    for _ in range(2):
+        if target == "group":
+            os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches every process of the group
+        else:
+            os.kill(proc.pid, signal.SIGINT)
+        time.sleep(0.3)
+    output, _ = proc.communicate(timeout=90)
+    assert "Traceback" not in output and "OSError" not in output, output[-4000:]
+    assert junit.exists(), output[-4000:]
+    cases = report.read_cases(junit)
+    finished = {e["properties"]["instance_id"] for e in ledger_lines(run_dir)}
+    assert len(finished) == fast
+    assert {c.instance_id: c.outcome for c in cases} == dict.fromkeys(finished, "passed")
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), 10)
+
+
+def burn_cpu(count: int) -> list[subprocess.Popen[bytes]]:
+    """Busy processes that compete for every core (other work on the machine)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background"])
+def test_ctrl_c_stops_promptly_under_load(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, background: bool
+) -> None:
+    """Every core busy with other work; the run may also be a script's background job, whose SIGINT
+    a shell ignores (a test suite run as ``make test &`` passes that on to this run)."""
+    name = f"loaded{int(background)}"
+    slow_demo(swe_project, tmp_path, name, slow=2, total=2)
+    proc = popen_pytest(swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={tmp_path / 'run'}", background=background)
+    assert wait_for(lambda: len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2, 120)
+    burners = burn_cpu(4 * (os.cpu_count() or 1))
+    try:
+        time.sleep(1)
+        os.killpg(proc.pid, signal.SIGINT)
+        signalled = time.monotonic()
+        try:
+            output, _ = proc.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
+        stopped = time.monotonic() - signalled
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert stopped < 20, (stopped, output[-3000:])
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), 10)
