@@ -37,6 +37,8 @@ DEFAULT_OUTPUT_LIMIT = 4_000_000
 OUTPUT_DRAIN_SECONDS = 10.0
 """After a command exits, how long its output may still take to arrive (Docker ends the stream)."""
 EXEC_START_SECONDS = 60.0
+STOP_SETTLE_SECONDS = 3.0
+"""How long a container whose command was cut may take to be reported stopped."""
 KEEP_TTL = 24 * 3600
 REAP_PARALLEL = 8
 _PIDDIR = "/tmp/.pytest-swe"
@@ -368,12 +370,20 @@ class DockerSandbox:
         at = output.rfind(marker)
         if at >= 0:
             output = output[:at]
-        elif finished and exit_code != 137:
-            raise InfraError(
-                "sandbox_error",
-                f"the output of a command in sandbox {self.short_id} was cut in transit (exit {exit_code}, "
-                f"{len(output)} bytes received, no end mark)",
-            )
+        elif finished:
+            cut = f"exit {exit_code}, {len(output)} bytes received, no end mark"
+            # A container that dies ends every stream in it: then the sandbox died, whatever the exit
+            # code (the engine may report it running for a moment after its last process is gone).
+            if not self.provider.daemon_alive():
+                raise InfraError("provider_unavailable", f"Docker daemon stopped answering during a command ({cut})")
+            if self._stops_within(STOP_SETTLE_SECONDS):
+                kind = "oom" if self._oom_kills() > 0 else "sandbox_died"
+                raise InfraError(kind, f"sandbox {self.short_id} stopped during a command ({cut})")
+            if exit_code != 137:  # 137: the command was killed (a memory kill, say) in a live sandbox
+                raise InfraError(
+                    "sandbox_error",
+                    f"the output of a command in sandbox {self.short_id} was cut in transit ({cut})",
+                )
         return ExecResult(
             exit_code=exit_code,
             output=output,
@@ -382,6 +392,15 @@ class DockerSandbox:
             truncated_bytes=buffer.dropped,
             oom_killed=oom,
         )
+
+    def _stops_within(self, seconds: float) -> bool:
+        """Whether the container is stopped now or stops within ``seconds``."""
+        end = time.monotonic() + seconds
+        while self.alive():
+            if time.monotonic() >= end:
+                return False
+            time.sleep(0.25)
+        return True
 
     def _run_helper(self, script: str, timeout: float = 30) -> None:
         api = self.provider.client.api
@@ -503,7 +522,9 @@ class DockerSandbox:
         try:
             stream, _ = self.container.get_archive(path)
             data = b"".join(stream)
-        except docker.errors.NotFound:
+        except docker.errors.NotFound as exc:
+            if not self.alive():  # the container itself is gone: no file can be read, none is missing
+                raise self._fault(f"read {path}", exc) from None
             raise FileNotFoundError(f"{path} not found in sandbox {self.short_id}") from None
         except Exception as exc:
             raise self._fault(f"read {path}", exc) from None
