@@ -411,6 +411,13 @@ class DockerSandbox:
             time.sleep(0.1)
 
     def _kill_tree(self, token: str) -> None:
+        if self._status() == "paused":
+            # Nothing runs in a paused container, a helper neither (an engine may accept it and
+            # leave it waiting): only killing the container ends the command.
+            self.limit_counters()
+            with contextlib.suppress(Exception):
+                self.container.kill()
+            return
         try:
             self._run_helper(_KILL_TREE.format(piddir=_PIDDIR, token=token))
         except Exception:
@@ -538,12 +545,16 @@ class DockerSandbox:
 
     # -- life -------------------------------------------------------------------------------
 
-    def alive(self) -> bool:
+    def _status(self) -> str | None:
+        """The container's state (running, paused, exited, ...); None when it is gone."""
         try:
             self.container.reload()
         except Exception:
-            return False
-        return self.container.status == "running"
+            return None
+        return self.container.status
+
+    def alive(self) -> bool:
+        return self._status() == "running"
 
     def enter_command(self) -> str:
         return f"docker exec -it -w {shlex.quote(self.spec.workdir)} {self.short_id} bash"

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -210,14 +211,16 @@ def test_interrupts_leave_no_sandbox(
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), max(1.0, 10 - (time.monotonic() - signalled)))
 
 
-def slow_demo(swe_project: SweProject, tmp_path: Path, name: str, slow: int, total: int = len(DEMO_IDS)) -> None:
+def slow_demo(
+    swe_project: SweProject, tmp_path: Path, name: str, slow: int, total: int = len(DEMO_IDS), extra: str = ""
+) -> None:
     """A demo benchmark of ``total`` rows whose last ``slow`` evals hang (so an interrupt finds them running)."""
     rows = [json.loads(line) for line in (DEMO_DIR / "demo.jsonl").read_text().splitlines()][:total]
     for row in rows[total - slow :]:
         row["eval_script"] = row["eval_script"].replace(": '>>>>> Start Test Output'", SLOW_EVAL)
     dataset = tmp_path / f"{name}.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    swe_project.demo(name, dataset=dataset)
+    swe_project.demo(name, extra, dataset=dataset)
 
 
 @pytest.mark.parametrize("target", ["group", "controller"])
@@ -283,3 +286,34 @@ def test_ctrl_c_stops_promptly_under_load(
             burner.wait()
     assert stopped < 20, (stopped, output[-3000:])
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), 10)
+
+
+def test_a_paused_eval_is_an_eval_timeout_at_its_timeout(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path
+) -> None:
+    """``docker pause`` of the eval container: the harness's own timer fires, so the kind is
+    ``eval_timeout`` (not ``sandbox_died``, though no helper can enter a paused container and it is
+    killed), promptly after ``timeouts.eval``."""
+    timeout = 8
+    slow_demo(swe_project, tmp_path, "paused", slow=1, total=1, extra=f"timeouts: {{agent: 60, eval: {timeout}}}\n")
+    paused: list[str] = []
+
+    def pause() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not paused:
+            for info in labelled_containers(docker_engine, benchmark="paused", role="eval"):
+                container = docker_engine.containers.get(info["Id"])
+                if "sleep 300" in " ".join(" ".join(p) for p in container.top().get("Processes") or []):
+                    container.pause()
+                    paused.append(info["Id"])
+            time.sleep(0.2)
+
+    pauser = threading.Thread(target=pause, daemon=True)
+    pauser.start()
+    run = swe_project.run("benchmarks/")
+    pauser.join(timeout=5)
+    assert paused, "the eval never reached its tests"
+    (case,) = run.cases
+    assert case.outcome == "error" and case.properties["error_kind"] == "eval_timeout", case.message[:2000]
+    assert float(case.properties["time_eval"]) < timeout + 10, case.properties["time_eval"]
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark="paused"), 10)
