@@ -421,6 +421,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] | None:
     if report.outcome == "retried":
         return "retried", "R", "RETRIED"
+    if report.when == "???" and report.failed and getattr(report, "swe_crash_properties", None):
+        return "error", "E", "ERROR"  # a crashed worker's item: an infrastructure error, as in the JUnit file
     return None
 
 

@@ -178,6 +178,8 @@ def test_worker_sigkill_is_an_error_and_leaves_no_sandbox(
     crashed = run.by_id["demo__calc-1"]
     assert crashed.properties["error_kind"] == "worker_crashed" and crashed.properties["reward"] == "0.0"
     assert crashed.properties["masked"] == "true"
+    # the console's summary says what the ledger says: an error, not a failure
+    assert run.result.parseoutcomes() == {"errors": 1, "passed": 2}, run.result.stdout.str()[-2000:]
     assert any(e["properties"]["instance_id"] == "demo__calc-1" for e in run.ledger())
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark="crashdemo"), 10)
 
