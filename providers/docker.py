@@ -721,7 +721,14 @@ class DockerProvider:
             time.sleep(0.25 * attempt)
         return CleanupResult(False, attempts, error)
 
-    def reap(self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False) -> list[str]:
+    def reap(
+        self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False, kept: bool | None = False
+    ) -> list[str]:
+        """Remove sandboxes of a run (or of every run), of a worker, or orphans; return their ids.
+
+        ``kept``: False leaves sandboxes kept with ``--swe-keep`` alone, True removes only those,
+        None removes both.
+        """
         filters = [LABEL]
         if run_id:
             filters.append(f"{LABEL}.run={run_id}")
@@ -738,7 +745,8 @@ class DockerProvider:
             labels = info.get("Labels") or {}
             if orphans and not self._is_orphan(labels, now, host):
                 continue
-            if not orphans and labels.get(f"{LABEL}.keep") == "1":
+            is_kept = labels.get(f"{LABEL}.keep") == "1"
+            if not orphans and kept is not None and is_kept != kept:
                 continue
             doomed.append(info["Id"])
         if not doomed:

@@ -482,3 +482,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session.close()
     if ledger is not None:
         ledger.close()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    ledger = config.stash.get(_ledger_key, None)
+    if ledger is not None and ledger.kept:
+        terminalreporter.write_line(f"remove the kept sandboxes with: pytest-swe reap --kept --run {ledger.run_id}")
