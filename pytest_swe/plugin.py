@@ -165,7 +165,8 @@ class XdistController:
                     popen.kill()
                     killed += 1
         removed = _reap(self.config)
-        _note(f"pytest-swe: interrupted: {killed} worker(s) stopped, {len(removed)} sandbox(es) removed")
+        stopped = f"{killed} worker(s) stopped, " if killed else ""
+        _note(f"pytest-swe: interrupted: {stopped}{len(removed)} sandbox(es) removed")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
