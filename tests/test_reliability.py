@@ -286,6 +286,7 @@ def test_ctrl_c_stops_promptly_under_load(
         for burner in burners:
             burner.kill()
             burner.wait()
+    print(f"stopped {stopped:.1f} s after Ctrl-C")
     assert stopped < 20, (stopped, output[-3000:])
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), 10)
 
