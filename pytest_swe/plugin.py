@@ -261,6 +261,11 @@ class Interrupt:
         self.signalled: int | None = None
         self.repeats = 0
 
+    def rearm(self) -> None:
+        """The run goes on after all (pdb took the KeyboardInterrupt, say): a signal stops it again."""
+        self.signalled = None
+        self.repeats = 0
+
     def worker_sigint(self, signum: int, frame: Any) -> None:
         if self.controller_pid is not None and os.getppid() == self.controller_pid:
             return
@@ -288,6 +293,25 @@ def _note(text: str) -> None:
     """A line on stderr, written without Python's buffered streams (safe inside a signal handler)."""
     with contextlib.suppress(OSError):
         os.write(2, ("\n" + text + "\n").encode())
+
+
+def _rearm(config: pytest.Config) -> None:
+    interrupt = config.stash.get(_interrupt_key, None)
+    if interrupt is not None:
+        interrupt.rearm()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _rearm(item.config)
+
+
+def pytest_enter_pdb(config: pytest.Config, pdb: Any) -> None:
+    _rearm(config)
+
+
+def pytest_leave_pdb(config: pytest.Config, pdb: Any) -> None:
+    _rearm(config)
 
 
 def _install_signal_handlers(config: pytest.Config) -> None:
