@@ -126,8 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
         ledger = Ledger(config, run.run_id, run_dir)
         config.stash[_ledger_key] = ledger
         config.pluginmanager.register(ledger, "swe-ledger")
-        if config.pluginmanager.has_plugin("xdist"):
-            config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
+        config.pluginmanager.register(XdistController(config), "swe-xdist-controller")  # its xdist hooks are optional
     _install_signal_handlers(config)
 
 
@@ -145,6 +144,8 @@ class XdistController:
         self.config = config
         self.crashes: dict[str, int] = {}
         self.nodes: list[Any] = []
+        self.open_items: set[str] = set()
+        """Items with some reports but no teardown report yet."""
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodeready(self, node: Any) -> None:
@@ -164,6 +165,7 @@ class XdistController:
                 with contextlib.suppress(OSError):
                     popen.kill()
                     killed += 1
+        _drop_unfinished_testcases(self.config, self.open_items)
         removed = _reap(self.config)
         stopped = f"{killed} worker(s) stopped, " if killed else ""
         _note(f"pytest-swe: interrupted: {stopped}{len(removed)} sandbox(es) removed")
@@ -202,6 +204,10 @@ class XdistController:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
         """After a crashed item's report, a teardown report carries its properties (JUnit reads them there)."""
         result = yield
+        if report.when == "teardown":
+            self.open_items.discard(report.nodeid)
+        else:
+            self.open_items.add(report.nodeid)
         props = getattr(report, "swe_crash_properties", None)
         if report.when == "???" and props:
             teardown = pytest.TestReport(
@@ -217,6 +223,22 @@ class XdistController:
             worker = getattr(getattr(node, "gateway", None), "id", None)
             if worker:
                 _reap(self.config, worker=worker)
+
+
+def _drop_unfinished_testcases(config: pytest.Config, nodeids: set[str]) -> None:
+    """Leave items the interrupt caught half-reported out of the JUnit file, as the ledger does.
+
+    The JUnit writer opens a testcase at an item's first report and closes it at teardown; one
+    still open was cut short (say after its call passed, in teardown) and would be written as
+    a testcase without failure or properties: a pass nobody earned.
+    """
+    from pytest_swe.ledger import _junit_writer
+
+    xml = _junit_writer(config)
+    ordered = getattr(xml, "node_reporters_ordered", None)
+    if not nodeids or not isinstance(ordered, list):
+        return
+    ordered[:] = [reporter for reporter in ordered if str(getattr(reporter, "id", "")) not in nodeids]
 
 
 def _reap(config: pytest.Config, *, worker: str | None = None) -> list[str]:
