@@ -138,7 +138,8 @@ def _register_marker(config: pytest.Config, name: str, kind: str) -> None:
 
 
 class XdistController:
-    """Hands the run's identity to workers; reaps a crashed worker's sandboxes at once."""
+    """Hands the run's identity to workers; reaps a crashed worker's sandboxes at once; on Ctrl-C
+    stops the run at once. Registered in the ledger process with or without xdist."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
