@@ -9,6 +9,7 @@ can be found and removed by the next run or by ``pytest-swe reap``.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import io
 import os
@@ -36,7 +37,10 @@ DEFAULT_OUTPUT_LIMIT = 4_000_000
 OUTPUT_DRAIN_SECONDS = 10.0
 """After a command exits, how long its output may still take to arrive (Docker ends the stream)."""
 EXEC_START_SECONDS = 60.0
+STOP_SETTLE_SECONDS = 3.0
+"""How long a container whose command was cut may take to be reported stopped."""
 KEEP_TTL = 24 * 3600
+REAP_PARALLEL = 8
 _PIDDIR = "/tmp/.pytest-swe"
 DEFAULT_DISK_LIMIT = "10g"
 """What a sandbox may write (provider option ``disk_limit``): overlay2 on ext4 has no quota, so
@@ -370,12 +374,20 @@ class DockerSandbox:
         at = output.rfind(marker)
         if at >= 0:
             output = output[:at]
-        elif finished and exit_code != 137:
-            raise InfraError(
-                "sandbox_error",
-                f"the output of a command in sandbox {self.short_id} was cut in transit (exit {exit_code}, "
-                f"{len(output)} bytes received, no end mark)",
-            )
+        elif finished:
+            cut = f"exit {exit_code}, {len(output)} bytes received, no end mark"
+            # A container that dies ends every stream in it: then the sandbox died, whatever the exit
+            # code (the engine may report it running for a moment after its last process is gone).
+            if not self.provider.daemon_alive():
+                raise InfraError("provider_unavailable", f"Docker daemon stopped answering during a command ({cut})")
+            if self._stops_within(STOP_SETTLE_SECONDS):
+                kind = "oom" if self._oom_kills() > 0 else "sandbox_died"
+                raise InfraError(kind, f"sandbox {self.short_id} stopped during a command ({cut})")
+            if exit_code != 137:  # 137: the command was killed (a memory kill, say) in a live sandbox
+                raise InfraError(
+                    "sandbox_error",
+                    f"the output of a command in sandbox {self.short_id} was cut in transit ({cut})",
+                )
         return ExecResult(
             exit_code=exit_code,
             output=output,
@@ -384,6 +396,15 @@ class DockerSandbox:
             truncated_bytes=buffer.dropped,
             oom_killed=oom,
         )
+
+    def _stops_within(self, seconds: float) -> bool:
+        """Whether the container is stopped now or stops within ``seconds``."""
+        end = time.monotonic() + seconds
+        while self.alive():
+            if time.monotonic() >= end:
+                return False
+            time.sleep(0.25)
+        return True
 
     def _run_helper(self, script: str, timeout: float = 30) -> None:
         api = self.provider.client.api
@@ -394,6 +415,13 @@ class DockerSandbox:
             time.sleep(0.1)
 
     def _kill_tree(self, token: str) -> None:
+        if self._status() == "paused":
+            # Nothing runs in a paused container, a helper neither (an engine may accept it and
+            # leave it waiting): only killing the container ends the command.
+            self.limit_counters()
+            with contextlib.suppress(Exception):
+                self.container.kill()
+            return
         try:
             self._run_helper(_KILL_TREE.format(piddir=_PIDDIR, token=token))
         except Exception:
@@ -505,7 +533,9 @@ class DockerSandbox:
         try:
             stream, _ = self.container.get_archive(path)
             data = b"".join(stream)
-        except docker.errors.NotFound:
+        except docker.errors.NotFound as exc:
+            if not self.alive():  # the container itself is gone: no file can be read, none is missing
+                raise self._fault(f"read {path}", exc) from None
             raise FileNotFoundError(f"{path} not found in sandbox {self.short_id}") from None
         except Exception as exc:
             raise self._fault(f"read {path}", exc) from None
@@ -519,12 +549,16 @@ class DockerSandbox:
 
     # -- life -------------------------------------------------------------------------------
 
-    def alive(self) -> bool:
+    def _status(self) -> str | None:
+        """The container's state (running, paused, exited, ...); None when it is gone."""
         try:
             self.container.reload()
         except Exception:
-            return False
-        return self.container.status == "running"
+            return None
+        return self.container.status
+
+    def alive(self) -> bool:
+        return self._status() == "running"
 
     def enter_command(self) -> str:
         return f"docker exec -it -w {shlex.quote(self.spec.workdir)} {self.short_id} bash"
@@ -726,8 +760,13 @@ class DockerProvider:
         return CleanupResult(False, attempts, error)
 
     def reap(
-        self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False
+        self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False, kept: bool | None = False
     ) -> list[str]:
+        """Remove sandboxes of a run (or of every run), of a worker, or orphans; return their ids.
+
+        ``kept``: False leaves sandboxes kept with ``--swe-keep`` alone, True removes only those,
+        None removes both.
+        """
         filters = [LABEL]
         if run_id:
             filters.append(f"{LABEL}.run={run_id}")
@@ -737,18 +776,23 @@ class DockerProvider:
             containers = self.client.api.containers(all=True, filters={"label": filters})
         except Exception:
             return []
-        removed = []
         now = time.time()
         host = socket.gethostname()
+        doomed = []
         for info in containers:
             labels = info.get("Labels") or {}
             if orphans and not self._is_orphan(labels, now, host):
                 continue
-            if not orphans and labels.get(f"{LABEL}.keep") == "1":
+            is_kept = labels.get(f"{LABEL}.keep") == "1"
+            if not orphans and kept is not None and is_kept != kept:
                 continue
-            if self.remove(info["Id"]).removed:
-                removed.append(info["Id"][:12])
-        return removed
+            doomed.append(info["Id"])
+        if not doomed:
+            return []
+        # In parallel: after a Ctrl-C every sandbox of the run goes at once, not one after the other.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(doomed))) as pool:
+            results = list(pool.map(self.remove, doomed))
+        return [cid[:12] for cid, result in zip(doomed, results, strict=True) if result.removed]
 
     @staticmethod
     def _is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:

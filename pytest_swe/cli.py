@@ -50,7 +50,14 @@ def _docker_provider(host: str | None) -> Any:
 def _cmd_reap(args: argparse.Namespace) -> int:
     provider = _docker_provider(args.host)
     try:
-        removed = provider.reap(run_id=args.run) if args.all or args.run else provider.reap(orphans=True)
+        if args.all:
+            removed = provider.reap(run_id=args.run, kept=None)
+        elif args.kept:
+            removed = provider.reap(run_id=args.run, kept=True)
+        elif args.run:
+            removed = provider.reap(run_id=args.run)
+        else:
+            removed = provider.reap(orphans=True)
     except Exception as exc:
         print(f"pytest-swe reap: {exc}", file=sys.stderr)
         return 2
@@ -217,9 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("reap", help="remove orphaned pytest-swe sandboxes (owner gone or past their ttl)")
-    p.add_argument("--run", help="remove every sandbox of this run id instead")
+    p.add_argument("--run", help="remove the sandboxes of this run id instead (not the kept ones: see --kept, --all)")
+    p.add_argument("--kept", action="store_true", help="remove the sandboxes kept with --swe-keep (with --run: that run's)")
     p.add_argument(
-        "--all", action="store_true", help="remove every pytest-swe sandbox (with --run: of that run)"
+        "--all", action="store_true", help="remove every pytest-swe sandbox, kept ones too (with --run: of that run)"
     )
     p.add_argument("--host", help="Docker host (default: DOCKER_HOST or the local socket)")
     p.set_defaults(func=_cmd_reap)

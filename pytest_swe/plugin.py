@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import os
 import signal
 import threading
 from pathlib import Path
@@ -125,8 +128,7 @@ def pytest_configure(config: pytest.Config) -> None:
         ledger = Ledger(config, run.run_id, run_dir)
         config.stash[_ledger_key] = ledger
         config.pluginmanager.register(ledger, "swe-ledger")
-        if config.pluginmanager.has_plugin("xdist"):
-            config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
+        config.pluginmanager.register(XdistController(config), "swe-xdist-controller")  # its xdist hooks are optional
     _install_signal_handlers(config)
 
 
@@ -138,12 +140,39 @@ def _register_marker(config: pytest.Config, name: str, kind: str) -> None:
 
 
 class XdistController:
-    """Hands the run's identity to workers; reaps a crashed worker's sandboxes at once."""
+    """Hands the run's identity to workers; reaps a crashed worker's sandboxes at once; on Ctrl-C
+    stops the run at once. Registered in the ledger process with or without xdist."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.crashes: dict[str, int] = {}
         self.checked = False
+        self.nodes: list[Any] = []
+        self.open_items: set[str] = set()
+        """Items with some reports but no teardown report yet."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodeready(self, node: Any) -> None:
+        self.nodes.append(node)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        """Ctrl-C or SIGTERM reached the controller: stop the workers at once and remove the run's
+        sandboxes, before anything else. The items in flight are unfinished (they run on resume);
+        every finished item has been reported already. Waiting instead for each worker to notice,
+        format its own interrupt and tear down costs seconds of CPU per worker, which a loaded
+        machine turns into minutes."""
+        killed = 0
+        for node in self.nodes:
+            popen = getattr(getattr(getattr(node, "gateway", None), "_io", None), "popen", None)
+            if popen is not None and popen.poll() is None:
+                with contextlib.suppress(OSError):
+                    popen.kill()
+                    killed += 1
+        _drop_unfinished_testcases(self.config, self.open_items)
+        removed = _reap(self.config)
+        stopped = f"{killed} worker(s) stopped, " if killed else ""
+        _note(f"pytest-swe: interrupted: {stopped}{len(removed)} sandbox(es) removed")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -194,6 +223,10 @@ class XdistController:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
         """After a crashed item's report, a teardown report carries its properties (JUnit reads them there)."""
         result = yield
+        if report.when == "teardown":
+            self.open_items.discard(report.nodeid)
+        else:
+            self.open_items.add(report.nodeid)
         props = getattr(report, "swe_crash_properties", None)
         if report.when == "???" and props:
             teardown = pytest.TestReport(
@@ -209,6 +242,22 @@ class XdistController:
             worker = getattr(getattr(node, "gateway", None), "id", None)
             if worker:
                 _reap(self.config, worker=worker)
+
+
+def _drop_unfinished_testcases(config: pytest.Config, nodeids: set[str]) -> None:
+    """Leave items the interrupt caught half-reported out of the JUnit file, as the ledger does.
+
+    The JUnit writer opens a testcase at an item's first report and closes it at teardown; one
+    still open was cut short (say after its call passed, in teardown) and would be written as
+    a testcase without failure or properties: a pass nobody earned.
+    """
+    from pytest_swe.ledger import _junit_writer
+
+    xml = _junit_writer(config)
+    ordered = getattr(xml, "node_reporters_ordered", None)
+    if not nodeids or not isinstance(ordered, list):
+        return
+    ordered[:] = [reporter for reporter in ordered if str(getattr(reporter, "id", "")) not in nodeids]
 
 
 def _reap(config: pytest.Config, *, worker: str | None = None) -> list[str]:
@@ -235,19 +284,95 @@ def _reapers(session: SweSession) -> list[Any]:
     return out
 
 
-def _install_signal_handlers(config: pytest.Config) -> None:
-    """SIGTERM behaves like Ctrl-C, so fixtures tear down and sandboxes are removed."""
-    if threading.current_thread() is not threading.main_thread():
-        return
+class Interrupt:
+    """The run's response to Ctrl-C and SIGTERM.
 
-    def on_term(signum: int, frame: Any) -> None:
+    In the process that writes the ledger and the JUnit file (the xdist controller, or pytest
+    without xdist) the first signal stops the run (a KeyboardInterrupt, so fixtures tear down
+    and the finished items are reported); later ones only say that it is stopping, so they can
+    no longer cut the writing of the JUnit file or the removal of sandboxes. An xdist worker
+    ignores SIGINT while its controller lives: a terminal sends Ctrl-C to the whole process
+    group, and the controller stops the workers itself (see
+    :meth:`XdistController.pytest_keyboard_interrupt`); a worker whose controller is gone
+    (execnet then interrupts it) tears down as usual.
+    """
+
+    def __init__(self, controller_pid: int | None = None) -> None:
+        self.controller_pid = controller_pid
+        self.signalled: int | None = None
+        self.repeats = 0
+
+    def rearm(self) -> None:
+        """The run goes on after all (pdb took the KeyboardInterrupt, say): a signal stops it again."""
+        self.signalled = None
+        self.repeats = 0
+
+    def worker_sigint(self, signum: int, frame: Any) -> None:
+        if self.controller_pid is not None and os.getppid() == self.controller_pid:
+            return
+        raise KeyboardInterrupt
+
+    def handle(self, signum: int, frame: Any) -> None:
+        if self.signalled is not None:
+            self.repeats += 1
+            if self.repeats == 1:
+                _note(
+                    "pytest-swe: already stopping (writing the results of finished items, removing sandboxes); "
+                    f"kill -9 {os.getpid()} stops at once"
+                )
+            return
+        self.signalled = signum
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise KeyboardInterrupt(f"signal {signum}")
 
-    try:
-        previous = signal.signal(signal.SIGTERM, on_term)
-    except (ValueError, OSError):
+
+_interrupt_key = pytest.StashKey[Interrupt]()
+
+
+def _note(text: str) -> None:
+    """A line on stderr, written without Python's buffered streams (safe inside a signal handler)."""
+    with contextlib.suppress(OSError):
+        os.write(2, ("\n" + text + "\n").encode())
+
+
+def _rearm(config: pytest.Config) -> None:
+    interrupt = config.stash.get(_interrupt_key, None)
+    if interrupt is not None:
+        interrupt.rearm()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _rearm(item.config)
+
+
+def pytest_enter_pdb(config: pytest.Config, pdb: Any) -> None:
+    _rearm(config)
+
+
+def pytest_leave_pdb(config: pytest.Config, pdb: Any) -> None:
+    _rearm(config)
+
+
+def _install_signal_handlers(config: pytest.Config) -> None:
+    """SIGTERM behaves like Ctrl-C, so fixtures tear down and sandboxes are removed; a repeated
+    signal never interrupts that cleanup (see :class:`Interrupt`)."""
+    if threading.current_thread() is not threading.main_thread():
         return
-    config.add_cleanup(lambda: signal.signal(signal.SIGTERM, previous))
+    workerinput = getattr(config, "workerinput", None)
+    controller = int(workerinput["swe_owner_pid"]) if workerinput and "swe_owner_pid" in workerinput else None
+    interrupt = config.stash[_interrupt_key] = Interrupt(controller)
+    handlers = {
+        signal.SIGTERM: interrupt.handle,
+        signal.SIGINT: interrupt.worker_sigint if workerinput is not None else interrupt.handle,
+    }
+    for signum, handler in handlers.items():
+        try:
+            previous = signal.signal(signum, handler)
+        except (ValueError, OSError):
+            continue
+        config.add_cleanup(functools.partial(signal.signal, signum, previous))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -377,6 +502,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] | None:
     if report.outcome == "retried":
         return "retried", "R", "RETRIED"
+    if report.when == "???" and report.failed and getattr(report, "swe_crash_properties", None):
+        return "error", "E", "ERROR"  # a crashed worker's item: an infrastructure error, as in the JUnit file
     return None
 
 
@@ -471,3 +598,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session.close()
     if ledger is not None:
         ledger.close()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    ledger = config.stash.get(_ledger_key, None)
+    if ledger is not None and ledger.kept:
+        terminalreporter.write_line(f"remove the kept sandboxes with: pytest-swe reap --kept --run {ledger.run_id}")

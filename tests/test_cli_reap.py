@@ -15,6 +15,7 @@ from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.providers.docker import this_run
 from pytest_swe.sandbox import SandboxSpec
 
+from conftest import SweProject
 from conftest import labelled_containers
 
 pytestmark = pytest.mark.docker
@@ -50,3 +51,28 @@ def test_reap_removes_orphans_but_not_live_runs(docker_engine: Any, base_image: 
         assert not labelled_containers(docker_engine, run=live.run.run_id)
     finally:
         sandbox.close()
+
+
+def test_kept_sandboxes_have_a_way_out(swe_project: SweProject, demo_images: list[str], docker_engine: Any) -> None:
+    swe_project.demo("keepdemo")
+    runs: list[str] = []
+    try:
+        first = swe_project.run("benchmarks/", "-k", "calc", "--swe-keep")
+        runs.append(run_id := first.suite["run_id"])
+        assert len(labelled_containers(docker_engine, run=run_id, keep="1")) == 1  # the eval's (gold has no agent's)
+        assert f"pytest-swe reap --kept --run {run_id}" in first.result.stdout.str()
+        assert "removed 0" in reap("--run", run_id).stdout, "a plain --run leaves kept sandboxes alone"
+        out = reap("--kept", "--run", run_id)
+        assert out.returncode == 0 and "removed 1 sandbox" in out.stdout, out.stdout + out.stderr
+        assert not labelled_containers(docker_engine, run=run_id)
+
+        second = swe_project.run("benchmarks/", "-k", "calc", "--swe-keep")
+        runs.append(run_id := second.suite["run_id"])
+        assert labelled_containers(docker_engine, run=run_id, keep="1")
+        out = reap("--run", run_id, "--all")
+        assert out.returncode == 0 and "removed 1 sandbox" in out.stdout, out.stdout + out.stderr
+        assert not labelled_containers(docker_engine, run=run_id)
+    finally:
+        for run_id in runs:
+            for info in labelled_containers(docker_engine, run=run_id):
+                docker_engine.api.remove_container(info["Id"], force=True)

@@ -147,3 +147,18 @@ def test_output_is_exact_and_a_cut_stream_is_an_infra_error(sandbox: Any) -> Non
     with pytest.raises(InfraError) as excinfo:
         sandbox.exec("echo partial; kill -TERM $PPID; sleep 5", timeout=30)
     assert excinfo.value.kind == "sandbox_error" and "cut in transit" in str(excinfo.value)
+
+
+def test_a_file_of_a_dead_sandbox_is_not_a_missing_file(sandbox: Any) -> None:
+    """Reading from a container that died (and auto-removal took) is a dead sandbox: a reader that
+    took it for a missing file would grade the tree as changed."""
+    from pytest_swe.errors import InfraError
+
+    sandbox.write_file("/tmp/state", b"before")
+    sandbox.container.kill()
+    deadline = time.monotonic() + 10
+    while sandbox.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    with pytest.raises(InfraError) as excinfo:
+        sandbox.read_file("/tmp/state")
+    assert excinfo.value.kind == "sandbox_died", excinfo.value

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -54,10 +55,14 @@ def ledger_lines(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def popen_pytest(project: SweProject, *args: str) -> subprocess.Popen[str]:
+def popen_pytest(project: SweProject, *args: str, background: bool = False) -> subprocess.Popen[str]:
+    """pytest in a process group of its own. ``background``: started as a script's background job
+    (``cmd &``), which a shell starts with SIGINT ignored."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    if background:
+        command = ["sh", "-c", '"$@" & wait $!', "sh", *command]
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        command, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )
 
@@ -173,6 +178,8 @@ def test_worker_sigkill_is_an_error_and_leaves_no_sandbox(
     crashed = run.by_id["demo__calc-1"]
     assert crashed.properties["error_kind"] == "worker_crashed" and crashed.properties["reward"] == "0.0"
     assert crashed.properties["masked"] == "true"
+    # the console's summary says what the ledger says: an error, not a failure
+    assert run.result.parseoutcomes() == {"errors": 1, "passed": 2}, run.result.stdout.str()[-2000:]
     assert any(e["properties"]["instance_id"] == "demo__calc-1" for e in run.ledger())
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark="crashdemo"), 10)
 
@@ -204,3 +211,142 @@ def test_interrupts_leave_no_sandbox(
     signalled = time.monotonic()
     proc.communicate(timeout=60)
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), max(1.0, 10 - (time.monotonic() - signalled)))
+
+
+def slow_demo(
+    swe_project: SweProject, tmp_path: Path, name: str, slow: int, total: int = len(DEMO_IDS), extra: str = ""
+) -> None:
+    """A demo benchmark of ``total`` rows whose last ``slow`` evals hang (so an interrupt finds them running)."""
+    rows = [json.loads(line) for line in (DEMO_DIR / "demo.jsonl").read_text().splitlines()][:total]
+    for row in rows[total - slow :]:
+        row["eval_script"] = row["eval_script"].replace(": '>>>>> Start Test Output'", SLOW_EVAL)
+    dataset = tmp_path / f"{name}.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    swe_project.demo(name, extra, dataset=dataset)
+
+
+@pytest.mark.parametrize("target", ["group", "controller"])
+def test_ctrl_c_twice_keeps_every_finished_item_in_the_junit_file(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, target: str
+) -> None:
+    """A second Ctrl-C while the run is stopping must not cut the JUnit file, nor print a traceback."""
+    name = f"twice{target}"
+    slow_demo(swe_project, tmp_path, name, slow=2)
+    run_dir, junit = tmp_path / "run", tmp_path / "rewards.xml"
+    proc = popen_pytest(swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={run_dir}", f"--junitxml={junit}")
+    fast = len(DEMO_IDS) - 2
+    assert wait_for(
+        lambda: len(ledger_lines(run_dir)) == fast
+        and len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2,
+        180,
+    ), "the fast items never finished with both slow evals running"
+    for _ in range(2):
+        if target == "group":
+            os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches every process of the group
+        else:
+            os.kill(proc.pid, signal.SIGINT)
+        time.sleep(0.3)
+    output, _ = proc.communicate(timeout=90)
+    assert "Traceback" not in output and "OSError" not in output, output[-4000:]
+    assert junit.exists(), output[-4000:]
+    cases = report.read_cases(junit)
+    finished = {e["properties"]["instance_id"] for e in ledger_lines(run_dir)}
+    assert len(finished) == fast
+    assert {c.instance_id: c.outcome for c in cases} == dict.fromkeys(finished, "passed")
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), 10)
+
+
+def burn_cpu(count: int) -> list[subprocess.Popen[bytes]]:
+    """Busy processes that compete for every core (other work on the machine)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background"])
+def test_ctrl_c_stops_promptly_under_load(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, background: bool
+) -> None:
+    """Every core busy with other work; the run may also be a script's background job, whose SIGINT
+    a shell ignores (a test suite run as ``make test &`` passes that on to this run)."""
+    name = f"loaded{int(background)}"
+    slow_demo(swe_project, tmp_path, name, slow=2, total=2)
+    proc = popen_pytest(swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={tmp_path / 'run'}", background=background)
+    assert wait_for(lambda: len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2, 120)
+    burners = burn_cpu(4 * (os.cpu_count() or 1))
+    try:
+        time.sleep(1)
+        os.killpg(proc.pid, signal.SIGINT)
+        signalled = time.monotonic()
+        try:
+            output, _ = proc.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
+        stopped = time.monotonic() - signalled
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    print(f"stopped {stopped:.1f} s after Ctrl-C")
+    assert stopped < 20, (stopped, output[-3000:])
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), 10)
+
+
+def test_a_paused_eval_is_an_eval_timeout_at_its_timeout(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path
+) -> None:
+    """``docker pause`` of the eval container: the harness's own timer fires, so the kind is
+    ``eval_timeout`` (not ``sandbox_died``, though no helper can enter a paused container and it is
+    killed), promptly after ``timeouts.eval``."""
+    timeout = 8
+    slow_demo(swe_project, tmp_path, "paused", slow=1, total=1, extra=f"timeouts: {{agent: 60, eval: {timeout}}}\n")
+    paused: list[str] = []
+
+    def pause() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not paused:
+            for info in labelled_containers(docker_engine, benchmark="paused", role="eval"):
+                try:
+                    container = docker_engine.containers.get(info["Id"])
+                    running = " ".join(" ".join(p) for p in container.top().get("Processes") or [])
+                    if "sleep 300" in running:
+                        container.pause()
+                        paused.append(info["Id"])
+                except Exception:  # not started yet, or gone
+                    continue
+            time.sleep(0.2)
+
+    pauser = threading.Thread(target=pause, daemon=True)
+    pauser.start()
+    run = swe_project.run("benchmarks/")
+    pauser.join(timeout=5)
+    assert paused, "the eval never reached its tests"
+    (case,) = run.cases
+    assert case.outcome == "error" and case.properties["error_kind"] == "eval_timeout", case.message[:2000]
+    assert float(case.properties["time_eval"]) < timeout + 15, case.properties["time_eval"]
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark="paused"), 10)
+
+
+INTERRUPT_IN_TEARDOWN = """
+import os, signal, time, pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    if item.name.endswith("calc-1"):  # its call has passed and been reported
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+"""
+
+
+def test_an_item_interrupted_in_teardown_is_not_a_testcase(swe_project: SweProject, demo_images: list[str]) -> None:
+    """Half-reported (call passed, teardown cut short) is unfinished: not a pass in the JUnit file,
+    as it is not in the ledger."""
+    import xml.etree.ElementTree as ET
+
+    swe_project.demo("halfdone")
+    (swe_project.path / "conftest.py").write_text(INTERRUPT_IN_TEARDOWN)
+    run = swe_project.run("benchmarks/", "-k", "calc or confkit")
+    assert run.junit.exists(), run.result.stdout.str()[-3000:]
+    assert "KeyboardInterrupt" in run.result.stdout.str()
+    testcases = [tc.get("name") for tc in ET.parse(run.junit).getroot().iter("testcase")]
+    assert testcases == [], testcases
+    assert run.ledger() == []

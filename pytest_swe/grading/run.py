@@ -67,10 +67,10 @@ def classify_fault(
         return InfraError(
             "pids_limit", f"the eval reached the sandbox's process limit (a fork bomb?) (log: {log_path})"
         )
+    if result.timed_out:  # the harness's own timer fired: what became of the sandbox after is its doing
+        return InfraError("eval_timeout", f"the eval did not finish within {timeout:g}s (log: {log_path})")
     if not alive:
         return InfraError("sandbox_died", f"the sandbox stopped during the eval (log: {log_path})")
-    if result.timed_out:
-        return InfraError("eval_timeout", f"the eval did not finish within {timeout:g}s (log: {log_path})")
     return None
 
 

@@ -2,7 +2,8 @@
 (never a ``<failure>``), the run finishes, nothing is left behind, and pytest's memory stays flat.
 
 Every fault is the gold patch plus code that runs when the tests import the package, so the
-fault happens in the middle of the eval: the container killed from outside, the memory
+fault happens in the middle of the eval: the container killed from outside (or from inside, its
+command's output cut first), the memory
 limit, the disk limit (``provider.disk_limit``), endless output, a hang, a busy loop and a
 fork bomb.
 """
@@ -36,9 +37,29 @@ EVAL_TIMEOUT = 20
 DISK_LIMIT_MIB = 200
 OUTPUT_LIMIT = 1_000_000
 
+STREAM_CUT = """
+import glob as _glob, os as _os, signal as _signal
+for _d in _glob.glob("/proc/[0-9]*"):  # the keep-alive: its end stops the container
+    try:
+        _ppid = open(_d + "/stat").read().rsplit(")", 1)[1].split()[1]
+        _comm = open(_d + "/comm").read().strip()
+    except OSError:
+        continue
+    if _comm == "sleep" and _ppid == "1":
+        _os.kill(int(_d[6:]), _signal.SIGKILL)
+for _p in _glob.glob("/tmp/.pytest-swe/*.pid"):  # the harness's command wrappers
+    try:
+        _os.kill(int(open(_p).read()), _signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+"""
+
 FAULTS: dict[str, tuple[str, str]] = {
     # label: (code run at import, expected error_kind)
     "killed": ("import time\n\ntime.sleep(120)\n", "sandbox_died"),
+    # The sandbox dies while its command's output stream is cut first (the exec ends by SIGTERM,
+    # with no end mark): a dead sandbox, not an output fault.
+    "stream-cut": (STREAM_CUT, "sandbox_died"),
     "oom": ("_hog = b'x' * (3 * 1024**3)\n", "oom"),
     "disk": (
         "for _i in range(10**6):\n    with open(f'/tmp/fill-{_i}', 'wb') as _f:\n        _f.write(b'\\1' * (32 << 20))\n",
