@@ -274,7 +274,7 @@ def _prepare_probe(
     )
     plan.script_path = path
     instrumented = probe.instrument(script, plan)
-    probe.install(sandbox, plan, task.test_patch, timeout=min(ctx.timeout, GUARD_TIMEOUT))
+    probe.install(sandbox, plan, task.test_patch)
     integrity.plan = plan
     return instrumented
 
@@ -300,7 +300,7 @@ def _check_run(
     run.log = run.raw_log
     if plan is None:
         return
-    results = probe.collect(sandbox, plan)
+    results = probe.collect(sandbox, plan, timeout=min(ctx.timeout, GUARD_TIMEOUT))
     integrity.results = results
     integrity.neutralised += [
         f"{entry}, after the eval script's install step" for entry in results.pre.get("neutralised", [])

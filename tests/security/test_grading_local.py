@@ -27,7 +27,9 @@ pytestmark = pytest.mark.docker
 
 
 @pytest.fixture(scope="module")
-def grading_images(docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+def grading_images(
+    docker_engine: Any, base_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> list[str]:
     fetch = load_module(GRADING_YAML.parent / "grading-local" / "fetch_debs.py")
     with FileLock(str(run_shared_dir(tmp_path_factory) / "corpus-debs.lock")):
         fetch.fetch()
@@ -78,7 +80,9 @@ def test_gold_resolves_with_the_probe_at_work(
     assert not labelled_containers(docker_engine, benchmark="grading-local")
 
 
-def test_empty_patch_fails_everywhere(grading_images: list[str], tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_empty_patch_fails_everywhere(
+    grading_images: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     run = grading_run(tmp_path_factory, "empty")
     assert len(run.cases) == 6
     for case in run.cases:

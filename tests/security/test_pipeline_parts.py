@@ -196,7 +196,7 @@ def test_instrumented_script_keeps_exit_statuses(tmp_path: Path) -> None:
     plan = probe.plan_for(workdir=str(tmp_path), script=script, test_patch=None, runner="pytest")
     plan.dir = str(tmp_path / "probe")
     instrumented = probe.instrument(script, plan)
-    assert instrumented.count(f"{plan.dir}/hook.py") == 2 and instrumented != script
+    assert instrumented.count(f"{plan.dir}/hook.py") == 3 and instrumented != script
     out = subprocess.run(["bash", "-c", instrumented], capture_output=True, text=True, check=False).stdout
     assert ">>>>> Test Exit Code: 3" in out and "after=7" in out
 
@@ -718,21 +718,37 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
         )
     )
     plan = probe.plan_for(
-        workdir=str(repo), script=script_with("pytest t.py"), test_patch=None, runner="pytest", patched=["pkg/__init__.py"]
+        workdir=str(repo),
+        script=script_with("pytest t.py"),
+        test_patch=None,
+        runner="pytest",
+        patched=["pkg/__init__.py"],
     )
     plan.watch["out"] = str(tmp_path / "watch.jsonl")
     site = tmp_path / "site"
     site.mkdir()
     (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
     code = "import swe_watch_under_test, pkg, gc\nassert pkg.degree([1]) == 99\nassert pkg.Honest(2) == 2\ngc.collect()\n"
-    subprocess.run([sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True)
-    results = probe.ProbeResults(watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()])
+    subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True
+    )
+    results = probe.ProbeResults(
+        watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
+    )
     found = [str(f) for f in ev.read_watch(results)]
     assert found == ["equal-to-anything: pkg/__init__.py: int subclasses int and compares equal to anything"]
-    plan_unpatched = probe.plan_for(workdir=str(repo), script=script_with("pytest t.py"), test_patch=None, runner="pytest", patched=["other.py"])
+    plan_unpatched = probe.plan_for(
+        workdir=str(repo),
+        script=script_with("pytest t.py"),
+        test_patch=None,
+        runner="pytest",
+        patched=["other.py"],
+    )
     plan_unpatched.watch["out"] = str(tmp_path / "none.jsonl")
     (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan_unpatched))
-    subprocess.run([sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True)
+    subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True
+    )
     assert not (tmp_path / "none.jsonl").exists()
 
 

@@ -58,6 +58,8 @@ class Plan:
     script_path: str | None = None
     """Where the instrumented eval script is written (its post step checks it was not rewritten)."""
     script_sha: str | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    """Files the hook writes into its directory before the snapshot (name -> text)."""
     watch: dict[str, Any] = field(default_factory=dict)
     """The equality watch (``equality.py``) for Python runners: module name, output, patched files."""
 
@@ -77,6 +79,7 @@ class Plan:
             "test_patch_file": self.test_patch_file,
             "base": self.base,
             "script_path": self.script_path,
+            "files": self.files,
             "watch": {k: v for k, v in self.watch.items() if k != "patched"},
             "shadow_names": sorted(SHADOWABLE),
         }
@@ -216,33 +219,36 @@ def watch_source(plan: Plan) -> str:
     )
 
 
-def install(sandbox: Sandbox, plan: Plan, test_patch: str | None, *, timeout: float) -> str:
-    """Ship the probe into the sandbox and record the start-up state; returns the snapshot's output."""
-    sandbox.write_file(f"{plan.dir}/hook.py", _read("hook.py").encode("utf-8"), mode=0o600)
-    sandbox.write_file(f"{plan.dir}/plan.json", plan.to_json().encode("utf-8"), mode=0o600)
+def install(sandbox: Sandbox, plan: Plan, test_patch: str | None) -> None:
+    """Ship the probe into the sandbox: the hook, and the plan that carries every other file it
+    writes out (the channel, the watch, the test patch), in two writes."""
+    files: dict[str, str] = {}
     if plan.channel.get("enable"):
-        sandbox.write_file(f"{plan.dir}/channel.py", channel_source(plan).encode("utf-8"), mode=0o644)
+        files["channel.py"] = channel_source(plan)
     if plan.watch.get("enable"):
-        sandbox.write_file(f"{plan.dir}/watch.py", watch_source(plan).encode("utf-8"), mode=0o644)
+        files["watch.py"] = watch_source(plan)
     if plan.test_patch_file and test_patch:
-        sandbox.write_file(
-            plan.test_patch_file, test_patch.encode("utf-8", errors="surrogateescape"), mode=0o600
-        )
-    command = (
-        f'py=$(command -v python3 || command -v python) || exit 0; "$py" {plan.dir}/hook.py snapshot '
-        f"{plan.dir}/plan.json 2>>{plan.dir}/hook.err; exit 0"
+        files["test.patch"] = test_patch
+    plan.files = files
+    sandbox.write_file(f"{plan.dir}/hook.py", _read("hook.py").encode("utf-8"), mode=0o600)
+    sandbox.write_file(
+        f"{plan.dir}/plan.json", plan.to_json().encode("utf-8", errors="surrogateescape"), mode=0o600
     )
-    return sandbox.exec(command, timeout=timeout, workdir="/").output
 
 
 def _step(plan: Plan, mode: str) -> str:
     run = f'"$__swe_py" {plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err'
     if mode == "pre":
         run = f'eval "$({run})"'
+    # The snapshot runs before the script activates any environment: the image's own Python.
+    order = "python3 || command -v python" if mode == "snapshot" else "python || command -v python3"
     return (
-        f"__swe_rc=$?; __swe_py=$(command -v python || command -v python3 || true); "
+        f"__swe_rc=$?; __swe_py=$(command -v {order} || true); "
         f'if [ -n "$__swe_py" ]; then {run} || true; fi; (exit $__swe_rc)'
     )
+
+
+_PREAMBLE = re.compile(r"^\s*(?:#.*|set\s+[-+].*|)$")
 
 
 def instrument(script: str, plan: Plan) -> str:
@@ -257,7 +263,17 @@ def instrument(script: str, plan: Plan) -> str:
     after = end + 1
     if after < len(lines) and "Test Exit Code" in lines[after]:
         after += 1
-    out = [*lines[:start], _step(plan, "pre"), *lines[start:after], _step(plan, "post"), *lines[after:]]
+    first = next((i for i, line in enumerate(lines) if not _PREAMBLE.match(line)), start)
+    first = min(first, start)
+    out = [
+        *lines[:first],
+        _step(plan, "snapshot"),
+        *lines[first:start],
+        _step(plan, "pre"),
+        *lines[start:after],
+        _step(plan, "post"),
+        *lines[after:],
+    ]
     instrumented = "\n".join(out)
     plan.script_sha = hashlib.sha256(instrumented.encode("utf-8", errors="surrogateescape")).hexdigest()
     return instrumented
@@ -275,20 +291,50 @@ class ProbeResults:
     errors: str = ""
 
 
-def _json(sandbox: Sandbox, path: str) -> Any:
+_COLLECT = """\
+d={dir}
+for part in pre.json post.json hook.err {channel} {watch}; do
+  f="$d/$part"; case "$part" in /*) f="$part";; esac
+  [ -f "$f" ] || continue
+  printf '%s %s\\n' "$part" "$(wc -c < "$f" | tr -d ' ')"; cat "$f"
+done
+exit 0
+"""
+
+
+def collect(sandbox: Sandbox, plan: Plan, *, timeout: float = 120.0) -> ProbeResults:
+    """What the probe's steps wrote, read back in one command."""
+    from ..tree import unbundle
+
+    channel = plan.channel.get("out", "") if plan.channel.get("enable") else ""
+    watch = plan.watch.get("out", "") if plan.watch.get("enable") else ""
+    command = _COLLECT.format(
+        dir=plan.dir,
+        channel=shlex.quote(channel) if channel else "",
+        watch=shlex.quote(watch) if watch else "",
+    )
+    output = sandbox.exec(command, timeout=timeout, workdir="/", output_limit=256 << 20).output
+    parts = unbundle(output.encode("utf-8", errors="surrogateescape"))
+    results = ProbeResults()
+    results.pre = _loads(parts.get("pre.json")) or {}
+    results.post = _loads(parts.get("post.json")) or {}
+    results.snapshot_expected = results.pre.get("expected") or {}
+    results.channel = _lines(parts.get(channel, b"")) if channel else []
+    results.watch = _lines(parts.get(watch, b"")) if watch else []
+    results.errors = parts.get("hook.err", b"").decode("utf-8", errors="replace")[-2000:]
+    return results
+
+
+def _loads(data: bytes | None) -> Any:
     try:
-        return json.loads(sandbox.read_file(path).decode("utf-8", errors="replace"))
-    except (FileNotFoundError, ValueError):
+        return json.loads(data.decode("utf-8", errors="replace")) if data else None
+    except ValueError:
         return None
 
 
-def _records(sandbox: Sandbox, path: str) -> list[dict[str, Any]]:
-    try:
-        raw = sandbox.read_file(path).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
+def _lines(data: bytes) -> list[dict[str, Any]]:
     out = []
-    for line in raw.splitlines():
+    for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
         except ValueError:
@@ -296,20 +342,3 @@ def _records(sandbox: Sandbox, path: str) -> list[dict[str, Any]]:
         if isinstance(record, dict):
             out.append(record)
     return out
-
-
-def collect(sandbox: Sandbox, plan: Plan) -> ProbeResults:
-    results = ProbeResults()
-    results.pre = _json(sandbox, f"{plan.dir}/pre.json") or {}
-    results.post = _json(sandbox, f"{plan.dir}/post.json") or {}
-    snapshot = _json(sandbox, f"{plan.dir}/snapshot.json") or {}
-    results.snapshot_expected = snapshot.get("expected") or {}
-    if plan.channel.get("enable"):
-        results.channel = _records(sandbox, plan.channel["out"])
-    if plan.watch.get("enable"):
-        results.watch = _records(sandbox, plan.watch["out"])
-    try:
-        results.errors = sandbox.read_file(f"{plan.dir}/hook.err").decode("utf-8", errors="replace")[-2000:]
-    except FileNotFoundError:
-        results.errors = ""
-    return results

@@ -58,8 +58,14 @@ def _check(cls, base):
     except Exception:
         return
     if answer is True:
-        _write({"ev": "equal-to-anything", "cls": getattr(cls, "__qualname__", cls.__name__), "file": rel,
-                "base": base.__name__})
+        _write(
+            {
+                "ev": "equal-to-anything",
+                "cls": getattr(cls, "__qualname__", cls.__name__),
+                "file": rel,
+                "base": base.__name__,
+            }
+        )
 
 
 def _scan(deep=False):

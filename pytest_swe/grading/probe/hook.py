@@ -211,12 +211,17 @@ def outside_state(dirs):
             prefixes.add(os.path.dirname(os.path.dirname(parent)))
     try:
         import sysconfig
+
         stdlibs.add(sysconfig.get_paths()["stdlib"])
     except Exception:
         pass
     for stdlib in sorted(stdlibs):
         for root, subdirs, files in os.walk(stdlib):
-            subdirs[:] = [x for x in subdirs if x not in ("site-packages", "dist-packages", "__pycache__", "test", "tests")]
+            subdirs[:] = [
+                x
+                for x in subdirs
+                if x not in ("site-packages", "dist-packages", "__pycache__", "test", "tests")
+            ]
             for name in files:
                 if name.endswith(".py"):
                     full = os.path.join(root, name)
@@ -274,6 +279,9 @@ def module_name(entry):
 def cmd_snapshot(plan):
     repo = plan["repo"]
     d = plan["dir"]
+    for name, text in (plan.get("files") or {}).items():
+        with open(os.path.join(d, name), "wb") as fh:
+            fh.write(text.encode("utf-8", "surrogateescape"))
     copies = os.path.join(d, "copies")
     if not os.path.isdir(copies):
         os.makedirs(copies)
@@ -330,7 +338,14 @@ def expected_graded(plan):
         if not os.path.isdir(os.path.dirname(target)):
             os.makedirs(os.path.dirname(target))
         proc = subprocess.Popen(
-            ["git", "-c", "core.fsmonitor=", "cat-file", "--filters", (plan.get("base") or "HEAD") + ":" + rel],
+            [
+                "git",
+                "-c",
+                "core.fsmonitor=",
+                "cat-file",
+                "--filters",
+                (plan.get("base") or "HEAD") + ":" + rel,
+            ],
             cwd=plan["repo"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -695,6 +710,7 @@ def cmd_pre(plan):
         old = snap.get("outside") or {}
         result["outside_changed"] = sorted(p for p in set(old) | set(now) if old.get(p) != now.get(p))
     result["before_canaries"] = graded_hashes(plan)
+    result["expected"] = (snap or {}).get("expected") or {}
     result["canaries"] = add_canaries(plan)
     result["graded"] = graded_hashes(plan)
     result["channel"] = install_channel(plan)
