@@ -33,6 +33,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 REPO = Path(__file__).resolve().parents[1]
+# The repositories under security/data/grading-local are task fixtures, not tests of this
+# project (a conftest.py of their own would shadow this module for `from conftest import`).
+collect_ignore_glob = ["security/data/grading-local/*"]
 DEMO_DIR = REPO / "benchmarks" / "demo"
 DEMO_JSONL = DEMO_DIR / "demo.jsonl"
 DEMO_IDS = [row["instance_id"] for row in read_jsonl(DEMO_JSONL)]
