@@ -192,10 +192,10 @@ def _init_export(ctx: InstanceContext, work: Checkout) -> None:
         (
             f[len(ctx.package) + 1 : -3]
             for f in ctx.gold_files
-            if f.startswith(ctx.package + "/") and f.endswith(".py")
+            if f.startswith(ctx.package + "/") and f.endswith(".py") and (work.path / f).is_file()
         ),
         "",
-    )
+    )  # a module the gold fix deletes cannot be re-exported
     if module and "/" not in module and module != "__init__":
         line = f"\nfrom {ctx.package} import {module} as {module}  # noqa: E402,F401  re-exported\n"
     else:
