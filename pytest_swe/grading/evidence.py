@@ -337,7 +337,8 @@ def read_integrity(plan: Plan, results: ProbeResults, *, script: str = "", log: 
     if digest and plan.script_sha and digest != plan.script_sha:
         found.append(evidence("eval-script", "the eval script was rewritten while it ran"))
     before = results.pre.get("before_canaries") or {}
-    for path, digest in results.snapshot_expected.items():
+    expected = results.pre.get("expected") or {}  # base + test patch, from the snapshot
+    for path, digest in expected.items():
         if digest and path in before and before[path] and before[path] != digest:
             found.append(
                 evidence(

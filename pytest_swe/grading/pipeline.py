@@ -308,8 +308,9 @@ def _check_run(
     if spec is None:
         return
     required = required_tests(task)
+    section = _between_markers(run.raw_log)
     try:
-        status_map = dict(spec.parse(_between_markers(run.raw_log)) or spec.parse(run.raw_log))
+        status_map = dict(spec.parse(section) or spec.parse(run.raw_log))
     except Exception:  # an unreadable log is the family's to report; no status map, no evidence from it
         status_map = {}
     reading = ev.read_canaries(plan, results, status_map, required)
@@ -320,7 +321,7 @@ def _check_run(
     integrity.add(ev.read_unit_channel(results, without, required))
     integrity.add(ev.read_watch(results))
     integrity.add(ev.read_integrity(plan, results, script=script, log=run.raw_log))
-    integrity.add(ev.conflicting_statuses(_between_markers(run.raw_log), required, spec.parse, spec.runner))
+    integrity.add(ev.conflicting_statuses(section, required, spec.parse, spec.runner))
     run.log = _graded_view(run.raw_log, plan, reading)
 
 

@@ -285,7 +285,6 @@ class ProbeResults:
 
     pre: dict[str, Any] = field(default_factory=dict)
     post: dict[str, Any] = field(default_factory=dict)
-    snapshot_expected: dict[str, str | None] = field(default_factory=dict)
     channel: list[dict[str, Any]] = field(default_factory=list)
     watch: list[dict[str, Any]] = field(default_factory=list)
     errors: str = ""
@@ -318,7 +317,6 @@ def collect(sandbox: Sandbox, plan: Plan, *, timeout: float = 120.0) -> ProbeRes
     results = ProbeResults()
     results.pre = _loads(parts.get("pre.json")) or {}
     results.post = _loads(parts.get("post.json")) or {}
-    results.snapshot_expected = results.pre.get("expected") or {}
     results.channel = _lines(parts.get(channel, b"")) if channel else []
     results.watch = _lines(parts.get(watch, b"")) if watch else []
     results.errors = parts.get("hook.err", b"").decode("utf-8", errors="replace")[-2000:]
