@@ -15,7 +15,7 @@ TEST_ARGS ?=
 demo:  ## run the embedded demo benchmark with the gold agent and print the rewards
 	PYTHON=$(PYTHON) PYTEST_SWE_VENV=$(VENV) bash scripts/setup.sh
 	$(VENV)/bin/python -m pytest benchmarks/demo.yaml --junitxml=demo-rewards.xml
-	$(VENV)/bin/python -m pytest_swe.cli report demo-rewards.xml
+	$(VENV)/bin/python -m pytest_swe.tools.cli report demo-rewards.xml
 
 test:  ## run the project's test suite on the newest pytest and pytest-xdist
 	PYTHON=$(PYTHON) PYTEST_SWE_VENV=$(VENV) bash scripts/setup.sh --tests

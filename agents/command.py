@@ -10,7 +10,7 @@ What the command gets (environment variables):
 ``SWE_RESULT_FILE``; and, when configured, ``OPENAI_BASE_URL``/``OPENAI_API_BASE``/
 ``SWE_MODEL_BASE_URL``, ``OPENAI_API_KEY``/``SWE_MODEL_API_KEY`` (from the variable named by
 ``agent.api_key_env``) and ``OPENAI_MODEL``/``SWE_MODEL``. In sandbox mode a loopback
-``base_url`` is bridged in (see :mod:`pytest_swe.endpoint`) and the URL rewritten to the
+``base_url`` is bridged in (see :mod:`pytest_swe.agentkit.endpoint`) and the URL rewritten to the
 in-sandbox forwarder; the sandbox keeps no network.
 
 The wall-time limit (``agent.limits.time``, capped by ``timeouts.agent``) kills the command's
@@ -42,17 +42,17 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import AgentResult
-from pytest_swe.agent import ExitStatus
-from pytest_swe.agent import Usage
-from pytest_swe.budget import parse_limits
-from pytest_swe.budget import time_limit
-from pytest_swe.endpoint import ModelEndpoint
-from pytest_swe.endpoint import loopback_target
-from pytest_swe.errors import ConfigError
-from pytest_swe.execbridge import ExecServer
-from pytest_swe.sandbox import Sandbox
+from pytest_swe.agentkit.budget import parse_limits
+from pytest_swe.agentkit.budget import time_limit
+from pytest_swe.agentkit.endpoint import ModelEndpoint
+from pytest_swe.agentkit.endpoint import loopback_target
+from pytest_swe.agentkit.execbridge import ExecServer
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.agent import Usage
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.sandbox import Sandbox
 
 IO_DIR = "/tmp/pytest-swe/command"
 MAX_ENV_STATEMENT = 100_000

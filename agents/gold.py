@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import AgentResult
-from pytest_swe.agent import ExitStatus
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
 
 
 class GoldAgent:

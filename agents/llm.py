@@ -29,21 +29,21 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import AgentResult
-from pytest_swe.agent import ExitStatus
-from pytest_swe.agent import Usage
-from pytest_swe.budget import BudgetExhausted
-from pytest_swe.budget import parse_limits
-from pytest_swe.budget import time_limit
-from pytest_swe.chat import ChatClient
-from pytest_swe.chat import ChatResponse
-from pytest_swe.chat import EndpointDeadline
-from pytest_swe.chat import ModelEndpointError
-from pytest_swe.endpoint import ModelEndpoint
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import SweError
-from pytest_swe.trajectory import Trajectory
+from pytest_swe.agentkit.budget import BudgetExhausted
+from pytest_swe.agentkit.budget import parse_limits
+from pytest_swe.agentkit.budget import time_limit
+from pytest_swe.agentkit.chat import ChatClient
+from pytest_swe.agentkit.chat import ChatResponse
+from pytest_swe.agentkit.chat import EndpointDeadline
+from pytest_swe.agentkit.chat import ModelEndpointError
+from pytest_swe.agentkit.endpoint import ModelEndpoint
+from pytest_swe.agentkit.trajectory import Trajectory
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.agent import Usage
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import SweError
 
 SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 DEFAULT_STEP_LIMIT = 100

@@ -24,18 +24,18 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import AgentResult
-from pytest_swe.agent import ExitStatus
-from pytest_swe.agent import Usage
-from pytest_swe.budget import BudgetExhausted
-from pytest_swe.budget import RunBudget
-from pytest_swe.budget import parse_limits
-from pytest_swe.budget import time_limit
-from pytest_swe.endpoint import ModelEndpoint
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import SweError
-from pytest_swe.sandbox import Sandbox
+from pytest_swe.agentkit.budget import BudgetExhausted
+from pytest_swe.agentkit.budget import RunBudget
+from pytest_swe.agentkit.budget import parse_limits
+from pytest_swe.agentkit.budget import time_limit
+from pytest_swe.agentkit.endpoint import ModelEndpoint
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.agent import Usage
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import SweError
+from pytest_swe.api.sandbox import Sandbox
 
 EXTRA = "pip install 'pytest-swe[mini]'"
 DEFAULT_CONFIG = ("swebench.yaml",)

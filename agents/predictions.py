@@ -30,11 +30,11 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import AgentResult
-from pytest_swe.agent import ExitStatus
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import NotApplicable
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import NotApplicable
 
 DUPLICATE_POLICIES = ("error", "last", "first")
 MAX_LISTED = 10

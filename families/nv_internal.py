@@ -24,20 +24,20 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import RowError
-from pytest_swe.family import BaseFamily
-from pytest_swe.family import EvalContext
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.family import BaseFamily
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.task import GradeRule
+from pytest_swe.api.task import Task
+from pytest_swe.api.task import created_at_str
+from pytest_swe.api.task import optional_str
+from pytest_swe.api.task import require_str
+from pytest_swe.api.verdict import TestGroup
+from pytest_swe.api.verdict import TestStatus
+from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading import patch_and_run
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.task import GradeRule
-from pytest_swe.task import Task
-from pytest_swe.task import created_at_str
-from pytest_swe.task import optional_str
-from pytest_swe.task import require_str
-from pytest_swe.verdict import TestGroup
-from pytest_swe.verdict import TestStatus
-from pytest_swe.verdict import Verdict
 
 from .swebench_ext import absolute_workdir
 from .swebench_ext import image_from_template

@@ -25,13 +25,13 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import InfraError
-from pytest_swe.sandbox import LABEL
-from pytest_swe.sandbox import CleanupResult
-from pytest_swe.sandbox import ExecResult
-from pytest_swe.sandbox import RunInfo
-from pytest_swe.sandbox import SandboxSpec
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.sandbox import LABEL
+from pytest_swe.api.sandbox import CleanupResult
+from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.sandbox import RunInfo
+from pytest_swe.api.sandbox import SandboxSpec
 
 DEFAULT_OUTPUT_LIMIT = 4_000_000
 OUTPUT_DRAIN_SECONDS = 10.0

@@ -71,7 +71,7 @@ rm -f "$pip_log"
 "$VENV/bin/python" -c "import pytest, xdist; print('[setup] pytest', pytest.__version__, 'pytest-xdist', xdist.__version__)"
 
 log "building the base image and the local benchmarks' images"
-"$VENV/bin/python" -m pytest_swe.cli images benchmarks/
+"$VENV/bin/python" -m pytest_swe.tools.cli images benchmarks/
 
 if [ "$TESTS" = 1 ]; then
   log "official swebench package (differential tests only)"

@@ -23,8 +23,8 @@ from typing import NoReturn
 import pytest
 from filelock import FileLock
 
-from pytest_swe import report
-from pytest_swe.config import BenchmarkSettings
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.tools import report
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -117,8 +117,8 @@ def build_local_images(
     Without ``force`` only absent images are built. With it they are rebuilt once per test run,
     so an edited instance repository is never graded in an image made from its older state.
     """
-    from pytest_swe import images
-    from pytest_swe.cli import _load_benchmark
+    from pytest_swe.tools import images
+    from pytest_swe.tools.cli import _load_benchmark
 
     done = run_shared_dir(tmp_path_factory) / f"{benchmark_yaml.stem}.built"
     with _build_lock(tmp_path_factory):
@@ -133,7 +133,7 @@ def build_local_images(
 @pytest.fixture(scope="session")
 def base_image(docker_engine: Any, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The base image (Debian 12, Python, pytest, git), built once if absent."""
-    from pytest_swe import images
+    from pytest_swe.tools import images
 
     with _build_lock(tmp_path_factory):
         images.build_base(docker_engine, log=lambda _: None)

@@ -248,7 +248,7 @@ def test_endpoint_check_passes_a_listening_server_and_fails_a_closed_port() -> N
     from http.server import ThreadingHTTPServer
     from threading import Thread
 
-    from pytest_swe.preflight import endpoint_problem
+    from pytest_swe.runner.preflight import endpoint_problem
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     Thread(target=server.serve_forever, daemon=True).start()

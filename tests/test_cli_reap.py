@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.images import BASE_IMAGE
+from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.providers.docker import this_run
-from pytest_swe.sandbox import SandboxSpec
+from pytest_swe.tools.images import BASE_IMAGE
 
 from conftest import SweProject
 from conftest import labelled_containers
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.docker
 ORPHAN = (
     "import os, signal\n"
     "from pytest_swe.providers.docker import DockerProvider, this_run\n"
-    "from pytest_swe.sandbox import SandboxSpec\n"
+    "from pytest_swe.api.sandbox import SandboxSpec\n"
     "p = DockerProvider({{'name': 'docker'}}, this_run(run_id={run_id!r}))\n"
     "p.create(SandboxSpec(image={image!r}))\n"
     "os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -31,7 +31,7 @@ ORPHAN = (
 
 
 def reap(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest_swe.cli", "reap", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "pytest_swe.tools.cli", "reap", *args], capture_output=True, text=True)
 
 
 def test_reap_removes_orphans_but_not_live_runs(docker_engine: Any, base_image: str) -> None:

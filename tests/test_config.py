@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_swe.config import load_benchmark
-from pytest_swe.config import parse_dotlist
-from pytest_swe.errors import ConfigError
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.runner.config import load_benchmark
+from pytest_swe.runner.config import parse_dotlist
 
 
 def write(path: Path, text: str) -> Path:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_swe import report
+from pytest_swe.tools import report
 
 from conftest import DEMO_IDS
 from conftest import SweProject

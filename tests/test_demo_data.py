@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_swe import gitsnap
+from pytest_swe.tools import gitsnap
 
 from conftest import SWEBENCH_CLASSIC_COLUMNS
 from conftest import load_module

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.images import BASE_IMAGE
+from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.providers.docker import this_run
-from pytest_swe.sandbox import SandboxSpec
+from pytest_swe.tools.images import BASE_IMAGE
 
 from conftest import labelled_containers
 
@@ -104,7 +104,7 @@ def test_close_is_confirmed(provider: DockerProvider, docker_engine: Any) -> Non
 
 
 def test_missing_image_is_an_infra_error(provider: DockerProvider) -> None:
-    from pytest_swe.errors import InfraError
+    from pytest_swe.api.errors import InfraError
 
     with pytest.raises(InfraError) as excinfo:
         provider.create(SandboxSpec(image="pytest-swe-test/does-not-exist:never"))
@@ -117,7 +117,7 @@ def test_reaper_removes_orphans_of_a_dead_owner(docker_engine: Any, base_image: 
     code = (
         "import os, signal\n"
         "from pytest_swe.providers.docker import DockerProvider, this_run\n"
-        "from pytest_swe.sandbox import SandboxSpec\n"
+        "from pytest_swe.api.sandbox import SandboxSpec\n"
         f"p = DockerProvider({{'name': 'docker'}}, this_run(run_id={run_id!r}))\n"
         f"p.create(SandboxSpec(image={BASE_IMAGE!r}))\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -141,7 +141,7 @@ def test_ttl_ends_an_abandoned_container(provider: DockerProvider, docker_engine
 def test_output_is_exact_and_a_cut_stream_is_an_infra_error(sandbox: Any) -> None:
     assert sandbox.exec("printf 'no newline at the end'", timeout=30).output == "no newline at the end"
     assert sandbox.exec("printf 'two\\n\\n'", timeout=30).output == "two\n\n"
-    from pytest_swe.errors import InfraError
+    from pytest_swe.api.errors import InfraError
 
     # the end mark the provider adds never arrives when the wrapper dies: the output cannot be trusted
     with pytest.raises(InfraError) as excinfo:
@@ -152,7 +152,7 @@ def test_output_is_exact_and_a_cut_stream_is_an_infra_error(sandbox: Any) -> Non
 def test_a_file_of_a_dead_sandbox_is_not_a_missing_file(sandbox: Any) -> None:
     """Reading from a container that died (and auto-removal took) is a dead sandbox: a reader that
     took it for a missing file would grade the tree as changed."""
-    from pytest_swe.errors import InfraError
+    from pytest_swe.api.errors import InfraError
 
     sandbox.write_file("/tmp/state", b"before")
     sandbox.container.kill()

@@ -73,7 +73,7 @@ def test_gold_resolves_every_demo_instance(swe_project: SweProject, demo_images:
     assert all(entry["outcome"] == "passed" for entry in run.ledger())
 
     out = subprocess.run(
-        [sys.executable, "-m", "pytest_swe.cli", "report", str(run.junit)], capture_output=True, text=True
+        [sys.executable, "-m", "pytest_swe.tools.cli", "report", str(run.junit)], capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
     assert f"resolved     {len(DEMO_IDS)}/{len(DEMO_IDS)}" in out.stdout and "100.0%" in out.stdout
@@ -91,7 +91,7 @@ def test_empty_resolves_none(swe_project: SweProject, demo_images: list[str]) ->
         first_f2p = json.loads(rows[case.instance_id]["FAIL_TO_PASS"])[0]
         assert first_f2p in case.message  # the failure names the failing tests
     summary = subprocess.run(
-        [sys.executable, "-m", "pytest_swe.cli", "report", "--json", str(run.junit)],
+        [sys.executable, "-m", "pytest_swe.tools.cli", "report", "--json", str(run.junit)],
         capture_output=True,
         text=True,
     )
@@ -230,7 +230,7 @@ def test_keep_leaves_sandboxes_and_says_how_to_enter(
 def test_docker_daemon_unreachable_is_an_error_not_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
     """Met by one item (the engine went away mid-run), it is a masked error whose message says how
     to start the engine; before a run, the same fault is one usage error (tests/test_bad_input.py)."""
-    from pytest_swe.errors import InfraError
+    from pytest_swe.api.errors import InfraError
     from pytest_swe.providers.docker import DockerProvider
     from pytest_swe.providers.docker import this_run
 

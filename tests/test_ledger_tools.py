@@ -11,9 +11,9 @@ from xml.sax.saxutils import quoteattr
 
 import pytest
 
-from pytest_swe import report
-from pytest_swe.ledger_tools import diff_cases
-from pytest_swe.ledger_tools import merge_ledgers
+from pytest_swe.tools import report
+from pytest_swe.tools.ledger_tools import diff_cases
+from pytest_swe.tools.ledger_tools import merge_ledgers
 
 RESULT_ELEMENT = {
     "failed": '<failure message="unresolved: F2P 0/1 passed">unresolved: F2P 0/1 passed&#10;  patch applied: yes</failure>',
@@ -55,7 +55,7 @@ def ledger(path: Path, cases: list[str], timestamp: str = "2026-01-01T00:00:00",
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest_swe.cli", *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "pytest_swe.tools.cli", *args], capture_output=True, text=True, check=False
     )
 
 
@@ -242,7 +242,7 @@ def test_report_counts_an_instance_in_two_files_once(tmp_path: Path) -> None:
     first = ledger("first.xml", {"a": "passed", "b": "error"})
     retry = ledger("retry.xml", {"b": "passed"})
     out = subprocess.run(
-        [sys.executable, "-m", "pytest_swe.cli", "report", "--json", str(first), str(retry)],
+        [sys.executable, "-m", "pytest_swe.tools.cli", "report", "--json", str(first), str(retry)],
         capture_output=True,
         text=True,
     )
@@ -328,7 +328,7 @@ def test_commands_piped_to_a_closed_reader_exit_quietly(tmp_path: Path) -> None:
         ["diff", str(big), str(other)],
     ):
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest_swe.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [sys.executable, "-m", "pytest_swe.tools.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
         assert proc.stdout is not None and proc.stderr is not None
         first = proc.stdout.readline()

@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`pytest_swe.localdata`, the toolkit every ``make_rows.py`` builds on.
+"""Unit tests of :mod:`pytest_swe.tools.localdata`, the toolkit every ``make_rows.py`` builds on.
 
 Each test makes its own small instance sources in a temporary directory and uses real git, so a
 diff is checked by applying it, and a commit id by making the same commit another way.
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 from conftest import SWEBENCH_CLASSIC_COLUMNS
 

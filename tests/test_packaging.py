@@ -26,7 +26,7 @@ def test_wheel_layout(tmp_path: Path) -> None:
     assert {"families", "providers", "agents", "tests", "benchmarks"}.isdisjoint(top_level), top_level
     assert "pytest_swe/py.typed" in names
     for module in (
-        "pytest_swe/plugin.py",
+        "pytest_swe/runner/plugin.py",
         "pytest_swe/families/swebench/__init__.py",
         "pytest_swe/families/swebench/specs/python.py",
         "pytest_swe/families/logparsers/__init__.py",
@@ -40,8 +40,8 @@ def test_wheel_layout(tmp_path: Path) -> None:
             assert f"pytest_swe/{source.relative_to(REPO).as_posix()}" in names, source
     metadata = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(metadata).decode()
-    assert "[pytest11]" in entry_points and "swe = pytest_swe.plugin" in entry_points
-    assert "pytest-swe = pytest_swe.cli:main" in entry_points
+    assert "[pytest11]" in entry_points and "swe = pytest_swe.runner.plugin" in entry_points
+    assert "pytest-swe = pytest_swe.tools.cli:main" in entry_points
 
 
 def test_run_tests_counts_no_tests_ran_as_success_and_keeps_other_codes(pytester: pytest.Pytester) -> None:

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_swe.agent import AgentContext
 from pytest_swe.agents.predictions import PredictionError
 from pytest_swe.agents.predictions import PredictionsAgent
 from pytest_swe.agents.predictions import PredictionsFileError
 from pytest_swe.agents.predictions import load_predictions
 from pytest_swe.agents.predictions import read_predictions
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import NotApplicable
-from pytest_swe.task import Task
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import NotApplicable
+from pytest_swe.api.task import Task
 
 
 def write(path: Path, data: object, jsonl: bool = False) -> Path:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_swe import report
+from pytest_swe.tools import report
 
 from conftest import DEMO_DIR
 from conftest import DEMO_IDS
@@ -104,7 +104,7 @@ def test_resume_after_controller_sigkill_equals_uninterrupted_run(
 
 FLAKY_CONFTEST = '''
 import os, pytest
-from pytest_swe.errors import InfraError
+from pytest_swe.api.errors import InfraError
 
 COUNTER = os.environ["SWE_TEST_COUNTER"]
 

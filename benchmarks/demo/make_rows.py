@@ -4,7 +4,7 @@ Each instance under ``instances/<instance_id>/`` is kept as plain files that a r
 can read: ``repo/`` (the repository at its base commit), ``fix/`` and ``test/`` (overlays
 with the full contents of the files the gold patch and the test patch change or add) and
 ``instance.yaml`` (the issue and the test lists). Commits and diffs come from
-:mod:`pytest_swe.gitsnap`, so ``base_commit`` is the very commit the image builder makes
+:mod:`pytest_swe.tools.gitsnap`, so ``base_commit`` is the very commit the image builder makes
 from ``repo/`` and the rows stay byte-identical on every machine.
 
 Wrong predictions live beside each instance in ``predictions/<label>.yaml`` with either an
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES_DIR = HERE / "instances"

@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = HERE / "instances"

@@ -5,7 +5,7 @@ overlay with every file the commit changes: source, tests, docs), ``r2e_tests/``
 ``run_tests.sh`` (the hidden tests and their launcher, put into the image), ``instance.yaml`` (the
 row's other columns) and optional ``predictions/<label>/`` overlays. The commit becomes
 ``parsed_commit_content`` in R2E's ParsedCommit form; the family's gold patch is its non-test
-Python part. Commits come from :mod:`pytest_swe.gitsnap`.
+Python part. Commits come from :mod:`pytest_swe.tools.gitsnap`.
 
 Rows have no instance id column; the harness names them ``<owner>__<repo>-<commit_hash>``. An
 instance directory is renamed to that id when its content (and so its commit) changes, because
@@ -25,11 +25,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
 from pytest_swe.families.r2egym import file_diff_patch
 from pytest_swe.families.r2egym import instance_id_of
 from pytest_swe.families.r2egym import is_test_file
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = HERE / "instances"

@@ -4,7 +4,7 @@ Each ``instances/<instance_id>/`` holds ``repo/`` (the repository at its base co
 and ``test/`` (full contents of the files the gold patch and the test patch change or add),
 ``instance.yaml`` (issue, test command, framework, test lists, and the row ``form``) and optional
 ``predictions/<label>/`` overlays with ``predictions/<label>.yaml``. ``base_commit`` is the
-commit :mod:`pytest_swe.gitsnap` makes from ``repo/``, the one the image builder commits at
+commit :mod:`pytest_swe.tools.gitsnap` makes from ``repo/``, the one the image builder commits at
 ``/workspace/repo``.
 
 Rows come in the two forms the family reads: ``flat`` (every field at the top, lower-case test
@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = HERE / "instances"

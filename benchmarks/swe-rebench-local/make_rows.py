@@ -4,7 +4,7 @@ Each ``instances/<instance_id>/`` holds ``repo/`` (the repository at its base co
 ``test/`` (overlays with the full files the gold patch and the test patch change or add) and
 ``instance.yaml`` (the row's other columns). ``predictions/<label>/`` overlays with a
 ``<label>.yaml`` description are wrong patches kept for the tests. Commits and diffs come from
-:mod:`pytest_swe.gitsnap`, so ``base_commit`` is the commit the image builder makes from ``repo/``.
+:mod:`pytest_swe.tools.gitsnap`, so ``base_commit`` is the commit the image builder makes from ``repo/``.
 
     python benchmarks/swe-rebench-local/make_rows.py              # rewrites the two .jsonl files
     python benchmarks/swe-rebench-local/make_rows.py --out-dir D  # writes them into D
@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = HERE / "instances"

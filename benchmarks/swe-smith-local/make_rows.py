@@ -4,7 +4,7 @@
 clean tree). Each ``instances/tinyworks__strkit/bugs/<bug name>/`` holds an overlay with the buggy
 files, ``instance.yaml`` (the row's other columns, plus ``branch_in_image``) and optional
 ``predictions/<label>/`` overlays laid over the buggy tree. A row's ``patch`` introduces its bug; its ``base_commit`` is the commit of the bug
-branch (the clean commit plus the bug, committed with ``pytest_swe.gitsnap``'s fixed identity and
+branch (the clean commit plus the bug, committed with ``pytest_swe.tools.gitsnap``'s fixed identity and
 the instance id as message). Bugs with ``branch_in_image: true`` get that branch in the image,
 from ``branches/<instance_id>.diff``; the others are not in the image, as when upstream's images
 predate a bug.
@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "instances" / "tinyworks__strkit"

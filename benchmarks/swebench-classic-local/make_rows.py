@@ -7,7 +7,7 @@ issue text and test lists). Rows take the classic form of ``princeton-nlp/SWE-be
 ``swebench`` 4.1.0 reads): no ``eval_script``, ``image``, ``log_parser`` or ``eval_type``; the
 benchmark file's ``family_options.specs`` says how the repositories are tested.
 
-Commits and diffs come from :mod:`pytest_swe.gitsnap`, so ``base_commit`` is the commit the
+Commits and diffs come from :mod:`pytest_swe.tools.gitsnap`, so ``base_commit`` is the commit the
 image builder makes from ``repo/`` and the rows are the same on every machine::
 
     python benchmarks/swebench-classic-local/make_rows.py              # rewrites rows.jsonl
@@ -21,8 +21,8 @@ import json
 import sys
 from pathlib import Path
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES_DIR = HERE / "instances"

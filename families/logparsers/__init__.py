@@ -20,7 +20,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from pytest_swe.errors import SweError
+from pytest_swe.api.errors import SweError
 from pytest_swe.grading import ProbeSpec
 
 from . import c

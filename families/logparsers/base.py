@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pytest_swe.errors import SweError
-from pytest_swe.verdict import TestStatus
+from pytest_swe.api.errors import SweError
+from pytest_swe.api.verdict import TestStatus
 
 PASSED = TestStatus.PASSED.value
 FAILED = TestStatus.FAILED.value

@@ -25,20 +25,20 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.family import BaseFamily
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.task import Task
+from pytest_swe.api.task import created_at_str
+from pytest_swe.api.task import first_present
+from pytest_swe.api.task import optional_str
+from pytest_swe.api.task import require_str
+from pytest_swe.api.task import test_list
+from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import probe_spec
-from pytest_swe.family import BaseFamily
-from pytest_swe.family import EvalContext
 from pytest_swe.grading import patch_and_run
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.task import Task
-from pytest_swe.task import created_at_str
-from pytest_swe.task import first_present
-from pytest_swe.task import optional_str
-from pytest_swe.task import require_str
-from pytest_swe.task import test_list
-from pytest_swe.verdict import Verdict
 
 from . import grading
 
@@ -65,7 +65,7 @@ def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
 
 def _benchmark_spec(settings: BenchmarkSettings, repo: str | None, version: str | None) -> RepoSpec | None:
     """The benchmark's own spec for ``repo`` at ``version`` (``family_options.specs``), or None."""
-    from pytest_swe.errors import ConfigError
+    from pytest_swe.api.errors import ConfigError
 
     from .specs import RepoSpec
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pytest_swe.verdict import TestGroup
-from pytest_swe.verdict import TestStatus
-from pytest_swe.verdict import Verdict
+from pytest_swe.api.verdict import TestGroup
+from pytest_swe.api.verdict import TestStatus
+from pytest_swe.api.verdict import Verdict
 
 GRADER_VERSION = "pytest-swe/swebench-grader-1 (swebench 5.0.2 semantics)"
 

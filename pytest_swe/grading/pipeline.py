@@ -27,14 +27,14 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from pytest_swe.family import EvalContext
-from pytest_swe.patching import APPLY_COMMANDS
-from pytest_swe.patching import ApplyResult
-from pytest_swe.patching import apply_patch
-from pytest_swe.patching import patch_bytes
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.task import Task
-from pytest_swe.verdict import Verdict
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.patch import patch_bytes
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.task import Task
+from pytest_swe.api.verdict import Verdict
+from pytest_swe.grading.patching import APPLY_COMMANDS
+from pytest_swe.grading.patching import ApplyResult
+from pytest_swe.grading.patching import apply_patch
 
 from . import evidence as ev
 from . import probe

@@ -8,11 +8,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_swe.errors import InfraError
-from pytest_swe.family import EvalContext
-from pytest_swe.sandbox import ExecResult
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.task import Task
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.task import Task
 
 
 def limit_counters(sandbox: Sandbox) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 from dataclasses import field
 
-from pytest_swe.sandbox import Sandbox
+from pytest_swe.api.sandbox import Sandbox
 
 from .diff import normalise
 from .paths import IMPORT_ROOTS

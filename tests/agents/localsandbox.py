@@ -9,9 +9,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from pytest_swe.sandbox import CleanupResult
-from pytest_swe.sandbox import ExecResult
-from pytest_swe.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import CleanupResult
+from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.sandbox import SandboxSpec
 
 
 class LocalSandbox:

@@ -84,7 +84,7 @@ def llm_agent(url: str, **extra: Any) -> dict[str, Any]:
 
 def report_text(junit: Path) -> str:
     out = subprocess.run(
-        [sys.executable, "-m", "pytest_swe.cli", "report", str(junit)], capture_output=True, text=True
+        [sys.executable, "-m", "pytest_swe.tools.cli", "report", str(junit)], capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

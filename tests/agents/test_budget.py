@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_swe.budget import BudgetExhausted
-from pytest_swe.budget import BudgetSettings
-from pytest_swe.budget import RunBudget
-from pytest_swe.budget import parse_limits
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import InfraError
+from pytest_swe.agentkit.budget import BudgetExhausted
+from pytest_swe.agentkit.budget import BudgetSettings
+from pytest_swe.agentkit.budget import RunBudget
+from pytest_swe.agentkit.budget import parse_limits
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
 
 
 def _reserve_many(run_dir: str, attempts: int, queue: multiprocessing.Queue) -> None:

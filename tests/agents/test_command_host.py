@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from localsandbox import LocalSandbox
 
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import ExitStatus
+from pytest_swe.agentkit.execbridge import ExecServer
 from pytest_swe.agents.command import CommandAgent
-from pytest_swe.errors import ConfigError
-from pytest_swe.execbridge import ExecServer
-from pytest_swe.task import Task
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.task import Task
 
 
 def context(tmp_path: Path, timeout: float = 30) -> AgentContext:

@@ -17,12 +17,12 @@ from modelserver import ScriptedModelServer
 from modelserver import serving
 from modelserver import submit
 
-from pytest_swe.chat import ChatClient
-from pytest_swe.endpoint import FORWARDER_NAME
-from pytest_swe.endpoint import EndpointBridge
-from pytest_swe.endpoint import loopback_target
-from pytest_swe.endpoint import rewrite_url
-from pytest_swe.errors import ConfigError
+from pytest_swe.agentkit.chat import ChatClient
+from pytest_swe.agentkit.endpoint import FORWARDER_NAME
+from pytest_swe.agentkit.endpoint import EndpointBridge
+from pytest_swe.agentkit.endpoint import loopback_target
+from pytest_swe.agentkit.endpoint import rewrite_url
+from pytest_swe.api.errors import ConfigError
 
 
 @pytest.fixture

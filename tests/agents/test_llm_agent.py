@@ -19,14 +19,14 @@ from modelserver import submit
 from modelserver import text
 from modelserver import write_file
 
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import AgentResult
-from pytest_swe.agent import ExitStatus
 from pytest_swe.agents.llm import SUBMIT_MARKER
 from pytest_swe.agents.llm import LlmAgent
 from pytest_swe.agents.llm import truncate
-from pytest_swe.errors import ConfigError
-from pytest_swe.task import Task
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.task import Task
 
 KEY = "quokka"  # appears in the problem statement: it selects the server's script
 
@@ -228,7 +228,7 @@ def test_unknown_template_variable_is_a_config_error() -> None:
 
 def test_server_reported_cost_wins_over_prices(repo: Path, tmp_path: Path) -> None:
     assert Reply().status == 200
-    from pytest_swe.endpoint import ModelEndpoint
+    from pytest_swe.agentkit.endpoint import ModelEndpoint
 
     endpoint = ModelEndpoint(prices={"input": 3.0, "output": 15.0})
     assert endpoint.cost_of(1_000_000, 0, None) == 3.0

@@ -11,7 +11,7 @@ from localsandbox import LocalSandbox
 
 from pytest_swe.agents.mini import MiniSweAgent
 from pytest_swe.agents.mini import SandboxEnvironment
-from pytest_swe.errors import ConfigError
+from pytest_swe.api.errors import ConfigError
 
 from conftest import unavailable
 

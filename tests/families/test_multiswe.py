@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import InfraError
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.families import multiswe as mswb
-from pytest_swe.sandbox import ExecResult
 
 from conftest import REPO
 from conftest import SweProject

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.families import nv_internal as nv
 
 from conftest import REPO

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import r2egym
-from pytest_swe.verdict import Verdict
 
 from conftest import REPO
 from conftest import SweProject

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import _rebench_v2_parsers as v2
 from pytest_swe.families import rebench
 from pytest_swe.families.logparsers import PARSERS as SHARED_PARSERS
 from pytest_swe.families.logparsers import LogParseError
 from pytest_swe.families.logparsers import ParseContext
-from pytest_swe.verdict import Verdict
 
 from conftest import benchmark_settings
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.families import swebench_ext as ext
 
 from conftest import REPO

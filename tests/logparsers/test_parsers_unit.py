@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_swe.api.verdict import TestStatus
 from pytest_swe.families.logparsers import DEFAULT_HARNESS_VERSION
 from pytest_swe.families.logparsers import HARNESS_VERSIONS
 from pytest_swe.families.logparsers import PARSERS
@@ -20,7 +21,6 @@ from pytest_swe.families.logparsers import parse_log
 from pytest_swe.families.logparsers import parser_name_for_repo
 from pytest_swe.families.logparsers import parsers_for
 from pytest_swe.families.logparsers import strip_ansi
-from pytest_swe.verdict import TestStatus
 
 from .tricky_lines import TRICKY
 from .tricky_lines import Tricky

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from pytest_swe import report
+from pytest_swe.tools import report
 
 from conftest import DEMO_DIR
 from conftest import DEMO_JSONL

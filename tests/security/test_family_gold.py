@@ -23,8 +23,8 @@ pytestmark = pytest.mark.docker
 
 def local_benchmarks() -> list[Path]:
     """Benchmark files over local datasets that can build their images (the demo has its own tests)."""
-    from pytest_swe.cli import _load_benchmark
-    from pytest_swe.errors import SweError
+    from pytest_swe.api.errors import SweError
+    from pytest_swe.tools.cli import _load_benchmark
 
     found = []
     for path in sorted((REPO / "benchmarks").glob("*.yaml")):

@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.family import EvalContext
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.task import test_list
 from pytest_swe.grading import integrity_of
 from pytest_swe.grading.configfiles import SECTIONED_FILES
 from pytest_swe.grading.diff import parse_patch
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
 from pytest_swe.grading.paths import why_neutralised
-from pytest_swe.task import test_list
 
 from conftest import SHARED_DATA
 from conftest import unavailable
@@ -104,8 +104,8 @@ def local_benchmarks() -> list[Path]:
 
 
 def test_gold_patches_of_every_local_benchmark_lose_nothing() -> None:
-    from pytest_swe.cli import _load_benchmark
-    from pytest_swe.errors import SweError
+    from pytest_swe.api.errors import SweError
+    from pytest_swe.tools.cli import _load_benchmark
 
     checked: dict[str, int] = {}
     lost: dict[str, list[str]] = {}

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_swe.family import EvalContext
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.task import Task
 from pytest_swe.grading import apply_model_patch
 from pytest_swe.grading import start_verdict
 from pytest_swe.grading.pipeline import Integrity
-from pytest_swe.sandbox import ExecResult
-from pytest_swe.sandbox import SandboxSpec
-from pytest_swe.task import Task
 
 from conftest import benchmark_settings
 

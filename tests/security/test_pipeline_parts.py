@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.family import EvalContext
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading import decide
 from pytest_swe.grading import evidence as ev
 from pytest_swe.grading import probe
@@ -25,7 +26,6 @@ from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
 from pytest_swe.grading.paths import why_neutralised
 from pytest_swe.grading.pipeline import Integrity
-from pytest_swe.verdict import Verdict
 
 from conftest import benchmark_settings
 

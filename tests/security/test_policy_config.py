@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_swe.config import load_benchmark
-from pytest_swe.config import parse_dotlist
-from pytest_swe.errors import ConfigError
-from pytest_swe.family import EvalContext
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.task import Task
 from pytest_swe.grading import integrity_of
 from pytest_swe.grading import settings_of
 from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.providers.docker import parse_size
 from pytest_swe.providers.docker import this_run
-from pytest_swe.task import Task
+from pytest_swe.runner.config import load_benchmark
+from pytest_swe.runner.config import parse_dotlist
 
 from conftest import SweProject
 
@@ -90,10 +90,10 @@ def test_a_run_with_a_bad_policy_stops_before_any_sandbox(swe_project: SweProjec
 def test_families_applying_the_patch_themselves_get_the_log_checks(tmp_path: Path) -> None:
     """Multi-SWE-bench's fix-run.sh applies the patch itself: the pipeline still reads its log, and
     a harness marker printed by the code under test is evidence the verdict cannot outlive."""
+    from pytest_swe.api.verdict import Verdict
     from pytest_swe.grading import check_script_run
     from pytest_swe.grading import decide
     from pytest_swe.grading import inspect_model_patch
-    from pytest_swe.verdict import Verdict
 
     settings = load_benchmark(bench(tmp_path))
     task = Task(family="x", instance_id="a", image="i", workdir="/home/repo")

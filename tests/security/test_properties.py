@@ -18,21 +18,21 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from pytest_swe import task as task_helpers
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import RowError
+from pytest_swe.api import task as task_helpers
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.patch import encode_patch
+from pytest_swe.api.patch import patch_bytes
+from pytest_swe.api.patch import patch_sha256
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.task import Task
 from pytest_swe.grading import diff
 from pytest_swe.grading import logcheck
 from pytest_swe.grading.configfiles import steering_changed
+from pytest_swe.grading.patching import apply_script
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
 from pytest_swe.grading.paths import why_neutralised
 from pytest_swe.grading.tree import unbundle
-from pytest_swe.patching import apply_script
-from pytest_swe.patching import encode_patch
-from pytest_swe.patching import patch_bytes
-from pytest_swe.patching import patch_sha256
-from pytest_swe.task import Task
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

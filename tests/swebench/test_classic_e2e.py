@@ -25,10 +25,10 @@ import pytest
 from filelock import FileLock
 from official_grader import OfficialGrader
 
-from pytest_swe import report
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import RowError
 from pytest_swe.families.swebench import grading
+from pytest_swe.tools import report
 
 from conftest import REPO
 from conftest import SWEBENCH_CLASSIC_COLUMNS
@@ -60,7 +60,7 @@ json.dump({row["instance_id"]: test_spec.make_test_spec(row).eval_script for row
 
 
 def load_benchmark() -> tuple[Any, Any, list[dict[str, Any]]]:
-    from pytest_swe.cli import _load_benchmark
+    from pytest_swe.tools.cli import _load_benchmark
 
     return _load_benchmark(str(BENCHMARK))
 
@@ -142,7 +142,7 @@ def classic_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     The runs happen once per test session: the first xdist worker to get here runs them in a
     directory every worker sees, the others wait for it and read the same files.
     """
-    from pytest_swe import images
+    from pytest_swe.tools import images
 
     shared = run_shared_dir(tmp_path_factory)
     work = shared / "classic-runs"
@@ -226,7 +226,7 @@ def test_export_diff_and_merge_on_real_ledgers(
 ) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pytest_swe.cli", *args],
+            [sys.executable, "-m", "pytest_swe.tools.cli", *args],
             capture_output=True,
             text=True,
             cwd=tmp_path,

@@ -23,10 +23,10 @@ from xml.sax.saxutils import quoteattr
 import pytest
 from official_grader import OfficialGrader
 
-from pytest_swe import export
 from pytest_swe.families.logparsers import ParseContext
 from pytest_swe.families.logparsers import get_parser
 from pytest_swe.families.swebench import grading
+from pytest_swe.tools import export
 
 RUN_ID = "run-7"
 MODEL = "org/model-x"
@@ -208,7 +208,7 @@ def official() -> Iterator[OfficialGrader]:
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest_swe.cli", *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "pytest_swe.tools.cli", *args], capture_output=True, text=True, cwd=cwd, check=False
     )
 
 

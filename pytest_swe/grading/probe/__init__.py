@@ -20,7 +20,7 @@ from dataclasses import field
 from importlib.resources import files
 from typing import Any
 
-from pytest_swe.sandbox import Sandbox
+from pytest_swe.api.sandbox import Sandbox
 
 from ..diff import patch_paths
 from ..paths import SHADOWABLE

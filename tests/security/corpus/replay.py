@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from pytest_swe import report
+from pytest_swe.tools import report
 
 from .context import Case
 from .context import InstanceContext

@@ -28,8 +28,8 @@ import re
 import sys
 from pathlib import Path
 
-from pytest_swe import gitsnap
-from pytest_swe import localdata
+from pytest_swe.tools import gitsnap
+from pytest_swe.tools import localdata
 
 HERE = Path(__file__).resolve().parent
 INSTANCES_DIR = HERE / "instances"

@@ -13,29 +13,29 @@ from typing import Any
 
 import pytest
 
-from pytest_swe import hookspecs
-from pytest_swe import options
-from pytest_swe.collect import BenchmarkFile
-from pytest_swe.collect import SweItem
-from pytest_swe.collect import UnavailableItem
-from pytest_swe.collect import is_benchmark_file
-from pytest_swe.errors import InfraError
-from pytest_swe.ledger import Ledger
-from pytest_swe.outcome import ItemRecord
-from pytest_swe.outcome import as_user_properties
-from pytest_swe.outcome import error_kind
-from pytest_swe.outcome import final_properties
-from pytest_swe.outcome import get_record
-from pytest_swe.outcome import record_key
-from pytest_swe.resume import finished_entries
-from pytest_swe.resume import item_key
-from pytest_swe.resume import load_ledger
-from pytest_swe.resume import recorded_run_id
-from pytest_swe.resume import replay
-from pytest_swe.session import SweSession
-from pytest_swe.session import get_session
-from pytest_swe.session import new_run_id
-from pytest_swe.session import session_key
+from pytest_swe.api import hookspecs
+from pytest_swe.api.errors import InfraError
+from pytest_swe.runner import options
+from pytest_swe.runner.collect import BenchmarkFile
+from pytest_swe.runner.collect import SweItem
+from pytest_swe.runner.collect import UnavailableItem
+from pytest_swe.runner.collect import is_benchmark_file
+from pytest_swe.runner.ledger import Ledger
+from pytest_swe.runner.outcome import ItemRecord
+from pytest_swe.runner.outcome import as_user_properties
+from pytest_swe.runner.outcome import error_kind
+from pytest_swe.runner.outcome import final_properties
+from pytest_swe.runner.outcome import get_record
+from pytest_swe.runner.outcome import record_key
+from pytest_swe.runner.resume import finished_entries
+from pytest_swe.runner.resume import item_key
+from pytest_swe.runner.resume import load_ledger
+from pytest_swe.runner.resume import recorded_run_id
+from pytest_swe.runner.resume import replay
+from pytest_swe.runner.session import SweSession
+from pytest_swe.runner.session import get_session
+from pytest_swe.runner.session import new_run_id
+from pytest_swe.runner.session import session_key
 
 # Built-in families, providers and agents are plugins found in these packages: every public
 # module (or package) in them is registered, so adding one needs no list to edit.
@@ -74,7 +74,7 @@ def _register_builtins(config: pytest.Config) -> None:
     import importlib
 
     pm = config.pluginmanager
-    for name in ("pytest_swe.fixtures", *builtin_plugin_modules()):
+    for name in ("pytest_swe.runner.fixtures", *builtin_plugin_modules()):
         if not pm.has_plugin(name):
             pm.register(importlib.import_module(name), name)
     pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
@@ -133,8 +133,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _register_marker(config: pytest.Config, name: str, kind: str) -> None:
-    from pytest_swe.collect import register_marker
-    from pytest_swe.family import marker_name
+    from pytest_swe.api.family import marker_name
+    from pytest_swe.runner.collect import register_marker
 
     register_marker(config, marker_name(name), f"pytest-swe {kind} {name}")
 
@@ -188,7 +188,7 @@ class XdistController:
         if not self.checked:  # every worker collects the same items: check the first collection once
             self.checked = True
             if _will_run(self.config):
-                from pytest_swe import preflight
+                from pytest_swe.runner import preflight
 
                 session = get_session(self.config)
                 preflight.check(
@@ -251,7 +251,7 @@ def _drop_unfinished_testcases(config: pytest.Config, nodeids: set[str]) -> None
     still open was cut short (say after its call passed, in teardown) and would be written as
     a testcase without failure or properties: a pass nobody earned.
     """
-    from pytest_swe.ledger import _junit_writer
+    from pytest_swe.runner.ledger import _junit_writer
 
     xml = _junit_writer(config)
     ordered = getattr(xml, "node_reporters_ordered", None)
@@ -408,8 +408,8 @@ MAX_HEADER_BENCHMARKS = 8
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """The effective run: run id and directory, and each benchmark's family, agent and provider."""
-    from pytest_swe.collect import _benchmark_files
-    from pytest_swe.errors import ConfigError
+    from pytest_swe.api.errors import ConfigError
+    from pytest_swe.runner.collect import _benchmark_files
 
     session = get_session(config)
     lines = [f"pytest-swe: run {session.run.run_id}, run dir {session.run_dir}"]
@@ -459,7 +459,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     swe = get_session(session.config)
     swe.had_items = True
     if not swe.is_worker and _will_run(session.config):
-        from pytest_swe import preflight
+        from pytest_swe.runner import preflight
 
         preflight.check(
             session.config, swe, [preflight.Target(item.settings, item.instance_id) for item in items]

@@ -33,10 +33,10 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import InfraError
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.sandbox import SandboxSpec
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.sandbox import SandboxSpec
 
 SANDBOX_DIR = "/run/pytest-swe-endpoint"
 SOCKET_NAME = "endpoint.sock"

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_swe.agent import AgentFactory
-    from pytest_swe.agent import AgentResult
-    from pytest_swe.family import Family
-    from pytest_swe.sandbox import ProviderFactory
-    from pytest_swe.task import Task
-    from pytest_swe.verdict import Verdict
+    from pytest_swe.api.agent import AgentFactory
+    from pytest_swe.api.agent import AgentResult
+    from pytest_swe.api.family import Family
+    from pytest_swe.api.sandbox import ProviderFactory
+    from pytest_swe.api.task import Task
+    from pytest_swe.api.verdict import Verdict
 
 
 @pytest.hookspec

@@ -2,7 +2,7 @@
 
 Both key a pytest-swe testcase by (benchmark, instance id), so the same instance in two files
 is recognised whatever its node id, and both settle duplicates with the rule of
-:data:`pytest_swe.report.OUTCOME_RANK` (graded beats error beats skipped; later wins ties).
+:data:`pytest_swe.tools.report.OUTCOME_RANK` (graded beats error beats skipped; later wins ties).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 from junitparser import JUnitXml
 from junitparser import TestSuite
 
-from pytest_swe import report
-from pytest_swe.report import Case
+from pytest_swe.tools import report
+from pytest_swe.tools.report import Case
 
 MERGED_FROM = "merged_from"
 

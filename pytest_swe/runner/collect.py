@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from pytest_swe import options
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.config import peek_name
-from pytest_swe.dataset import RowRef
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import DatasetUnavailable
-from pytest_swe.errors import SweError
-from pytest_swe.family import marker_name
-from pytest_swe.session import get_session
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import DatasetUnavailable
+from pytest_swe.api.errors import SweError
+from pytest_swe.api.family import marker_name
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.runner import options
+from pytest_swe.runner.config import peek_name
+from pytest_swe.runner.dataset import RowRef
+from pytest_swe.runner.session import get_session
 
 
 class SweDatasetWarning(pytest.PytestWarning):
@@ -229,7 +229,7 @@ class Benchmark(pytest.Collector):
 
 def swe_instance(swe_verdict: Any, swe_task: Any) -> None:
     """One dataset row: resolved if the agent's patch passes the row's tests in a fresh sandbox."""
-    from pytest_swe.outcome import assert_resolved
+    from pytest_swe.runner.outcome import assert_resolved
 
     assert_resolved(swe_verdict)
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from filelock import FileLock
 
-from pytest_swe.errors import DatasetUnavailable
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import DatasetUnavailable
+from pytest_swe.api.errors import RowError
 
 INDEX_VERSION = 2
 IdOf = Callable[[dict[str, Any]], str]

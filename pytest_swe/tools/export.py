@@ -40,9 +40,9 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import report
-from pytest_swe.errors import SweError
-from pytest_swe.report import Case
+from pytest_swe.api.errors import SweError
+from pytest_swe.tools import report
+from pytest_swe.tools.report import Case
 
 SCHEMA_VERSION = 2
 

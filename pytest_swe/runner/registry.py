@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import pytest
 
-from pytest_swe.errors import ConfigError
+from pytest_swe.api.errors import ConfigError
 
 T = TypeVar("T")
 

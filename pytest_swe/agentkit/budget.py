@@ -23,8 +23,8 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import InfraError
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
 
 BUDGET_FILE = "budget.json"
 

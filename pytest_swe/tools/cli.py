@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import report
+from pytest_swe.tools import report
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -69,18 +69,18 @@ def _load_benchmark(path: str) -> tuple[Any, Any, list[dict[str, Any]]]:
     """Settings, family and rows of a local benchmark file, outside pytest."""
     import pluggy
 
-    from pytest_swe import hookspecs
-    from pytest_swe.config import load_benchmark
-    from pytest_swe.dataset import open_local
-    from pytest_swe.errors import ConfigError
-    from pytest_swe.registry import Catalog
+    from pytest_swe.api import hookspecs
+    from pytest_swe.api.errors import ConfigError
+    from pytest_swe.runner.config import load_benchmark
+    from pytest_swe.runner.dataset import open_local
+    from pytest_swe.runner.registry import Catalog
 
     settings = load_benchmark(Path(path))
     pm = pluggy.PluginManager("pytest")
     pm.add_hookspecs(hookspecs)
     import importlib
 
-    from pytest_swe.plugin import builtin_plugin_modules
+    from pytest_swe.runner.plugin import builtin_plugin_modules
 
     for name in builtin_plugin_modules():
         if name.startswith("pytest_swe.families."):
@@ -111,8 +111,8 @@ def _benchmark_paths(args: list[str]) -> list[Path]:
 def _cmd_images(args: argparse.Namespace) -> int:
     import docker
 
-    from pytest_swe import images
-    from pytest_swe.errors import SweError
+    from pytest_swe.api.errors import SweError
+    from pytest_swe.tools import images
 
     try:
         client = docker.from_env(timeout=600)
@@ -122,7 +122,7 @@ def _cmd_images(args: argparse.Namespace) -> int:
         return 2
     try:
         images.build_base(client, args.base_tag, force=args.force_base)
-        from pytest_swe.config import load_benchmark
+        from pytest_swe.runner.config import load_benchmark
 
         for path in _benchmark_paths(args.benchmarks):
             if load_benchmark(path).build is None:
@@ -140,7 +140,7 @@ def _cmd_images(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from pytest_swe import export
+    from pytest_swe.tools import export
 
     try:
         data = export.build_export(
@@ -172,7 +172,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    from pytest_swe import ledger_tools
+    from pytest_swe.tools import ledger_tools
 
     try:
         a_cases, b_cases = report.read_cases(Path(args.a)), report.read_cases(Path(args.b))
@@ -188,7 +188,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
-    from pytest_swe import ledger_tools
+    from pytest_swe.tools import ledger_tools
 
     try:
         result = ledger_tools.merge_ledgers([Path(f) for f in args.inputs], Path(args.output))
@@ -296,7 +296,7 @@ BROKEN_PIPE_EXIT = 141
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "base_tag", "unset") is None:
-        from pytest_swe.images import BASE_IMAGE
+        from pytest_swe.tools.images import BASE_IMAGE
 
         args.base_tag = BASE_IMAGE
     try:

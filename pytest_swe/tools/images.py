@@ -6,7 +6,7 @@ filesystem imported with ``docker import``. The Debian mirror is read from
 ``PYTEST_SWE_DEBIAN_MIRROR`` or the machine's apt sources; no mirror is built in.
 
 A local dataset's images come from its benchmark file's ``build`` section: each row's
-repository directory is committed deterministically (:mod:`pytest_swe.gitsnap`) into the
+repository directory is committed deterministically (:mod:`pytest_swe.tools.gitsnap`) into the
 row's workdir, so the image's HEAD is the row's ``base_commit``.
 """
 
@@ -23,10 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_swe import gitsnap
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.tools import gitsnap
 
 BASE_IMAGE = os.environ.get("PYTEST_SWE_BASE_IMAGE", "pytest-swe/base:bookworm")
 BASE_PACKAGES = ("python3", "python3-pytest", "git", "patch", "ca-certificates", "procps")

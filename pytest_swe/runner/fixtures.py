@@ -20,34 +20,34 @@ from typing import Any
 import pytest
 
 from pytest_swe import grading
-from pytest_swe.agent import Agent
-from pytest_swe.agent import AgentContext
-from pytest_swe.agent import AgentResult
-from pytest_swe.agent import ExitStatus
-from pytest_swe.budget import RunBudget
-from pytest_swe.budget import parse_limits
-from pytest_swe.collect import SweItem
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.dataset import RowRef
-from pytest_swe.endpoint import bridge_key
-from pytest_swe.endpoint import open_bridge
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import InfraError
-from pytest_swe.errors import NotApplicable
-from pytest_swe.errors import RowError
-from pytest_swe.errors import SweError
-from pytest_swe.family import EvalContext
-from pytest_swe.family import Family
-from pytest_swe.outcome import get_record
-from pytest_swe.patching import encode_patch
-from pytest_swe.patching import patch_sha256
-from pytest_swe.patching import take_diff
-from pytest_swe.sandbox import Provider
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.sandbox import SandboxSpec
-from pytest_swe.session import get_session
-from pytest_swe.task import Task
-from pytest_swe.verdict import Verdict
+from pytest_swe.agentkit.budget import RunBudget
+from pytest_swe.agentkit.budget import parse_limits
+from pytest_swe.agentkit.endpoint import bridge_key
+from pytest_swe.agentkit.endpoint import open_bridge
+from pytest_swe.api.agent import Agent
+from pytest_swe.api.agent import AgentContext
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.errors import NotApplicable
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.errors import SweError
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.family import Family
+from pytest_swe.api.patch import encode_patch
+from pytest_swe.api.patch import patch_sha256
+from pytest_swe.api.sandbox import Provider
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.task import Task
+from pytest_swe.api.verdict import Verdict
+from pytest_swe.grading.patching import take_diff
+from pytest_swe.runner.collect import SweItem
+from pytest_swe.runner.dataset import RowRef
+from pytest_swe.runner.outcome import get_record
+from pytest_swe.runner.session import get_session
 
 
 def _source(request: pytest.FixtureRequest) -> tuple[BenchmarkSettings, RowRef, str | None]:

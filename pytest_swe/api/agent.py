@@ -17,10 +17,8 @@ from typing import runtime_checkable
 from pydantic import BaseModel
 from pydantic import Field
 
-from pytest_swe.budget import RunBudget
-from pytest_swe.endpoint import EndpointBridge
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.task import Task
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.task import Task
 
 
 class ExitStatus(str, enum.Enum):
@@ -60,6 +58,29 @@ class AgentResult(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
+class CallBudget(Protocol):
+    """The run's shared model-call budget (:class:`pytest_swe.agentkit.budget.RunBudget`)."""
+
+    def check(self) -> None:
+        """Raise when no further call could be made."""
+        ...
+
+    def reserve_call(self) -> None:
+        """Count one model call before it is made, or raise."""
+        ...
+
+    def charge(self, cost: float | None, *, calls: int = 0) -> None: ...
+
+
+class ModelBridge(Protocol):
+    """A loopback model endpoint made reachable from inside a sandbox
+    (:class:`pytest_swe.agentkit.endpoint.EndpointBridge`)."""
+
+    def start_in_sandbox(self, sandbox: Sandbox, *, timeout: float) -> str:
+        """Start the in-sandbox end of the bridge; return the base URL the agent should use."""
+        ...
+
+
 @dataclass
 class AgentContext:
     """Everything an agent may use for one task."""
@@ -74,16 +95,16 @@ class AgentContext:
     sandbox: Sandbox | None = None
     output_limit: int = 4_000_000
     extra: dict[str, Any] = field(default_factory=dict)
-    endpoint: EndpointBridge | None = None
+    endpoint: ModelBridge | None = None
     """The model endpoint bridge mounted into the sandbox, for agents that asked for one."""
-    budget: RunBudget | None = None
+    budget: CallBudget | None = None
     """The run's shared cost/call budget: reserve a call before making it, charge its cost after."""
 
 
 @runtime_checkable
 class Agent(Protocol):
     """An agent. It may also define ``endpoint_bridge_url() -> str | None``: the loopback model
-    URL to bridge into its sandbox (see :mod:`pytest_swe.endpoint`)."""
+    URL to bridge into its sandbox (see :mod:`pytest_swe.agentkit.endpoint`)."""
 
     name: str
     needs_sandbox: bool

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import SweError
-from pytest_swe.session import SweSession
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import SweError
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.runner.session import SweSession
 
 ENDPOINT_TIMEOUT = 3.0
 PROVIDER_TIMEOUT = 10.0
@@ -60,7 +60,7 @@ def targets_from_nodeids(session: SweSession, rootpath: Path, nodeids: Iterable[
 
 def check(config: pytest.Config, session: SweSession, targets: list[Target]) -> None:
     """Raise one :class:`pytest.UsageError` for every run-wide fault; warn about partial ones."""
-    from pytest_swe.resume import item_key
+    from pytest_swe.runner.resume import item_key
 
     targets = [
         t
@@ -192,7 +192,7 @@ def _check_providers(session: SweSession, targets: list[Target]) -> list[str]:
 
 def endpoint_url(agent: Any) -> str | None:
     """The model endpoint an agent will call (``agent.endpoint.base_url``), if it has one."""
-    from pytest_swe.endpoint import ModelEndpoint
+    from pytest_swe.agentkit.endpoint import ModelEndpoint
 
     endpoint = getattr(agent, "endpoint", None)
     if isinstance(endpoint, ModelEndpoint) and endpoint.base_url:

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.errors import ConfigError
-from pytest_swe.errors import InfraError
-from pytest_swe.errors import RowError
-from pytest_swe.verdict import Verdict
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.errors import RowError
+from pytest_swe.api.verdict import Verdict
 
 record_key = pytest.StashKey["ItemRecord"]()
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
 
-from pytest_swe.errors import RowError
+from pytest_swe.api.errors import RowError
 
 
 class GradeRule(str, enum.Enum):

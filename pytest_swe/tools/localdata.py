@@ -4,7 +4,7 @@ A local dataset keeps each instance as plain files a reviewer can read: ``repo/`
 at its base commit), overlay directories holding the full new contents of the files a patch
 changes or adds (``fix/``, ``test/``, ``predictions/<label>/``) and ``instance.yaml`` (the row's
 other columns). A generator turns them into dataset rows; these helpers are the parts every
-generator needs, built on :mod:`pytest_swe.gitsnap`, so that commits and diffs are the ones the
+generator needs, built on :mod:`pytest_swe.tools.gitsnap`, so that commits and diffs are the ones the
 image builder makes and the written files are byte-identical on every machine.
 
 A minimal generator::
@@ -48,7 +48,7 @@ from typing import TypeVar
 
 import yaml
 
-from pytest_swe import gitsnap
+from pytest_swe.tools import gitsnap
 
 __all__ = [
     "INSTANCE_FILE",

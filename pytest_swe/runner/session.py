@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
-from pytest_swe import options
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.config import load_benchmark
-from pytest_swe.config import parse_dotlist
-from pytest_swe.dataset import DatasetIndex
-from pytest_swe.dataset import fetch_hf
-from pytest_swe.dataset import open_local
-from pytest_swe.errors import ConfigError
-from pytest_swe.registry import Registry
-from pytest_swe.sandbox import Provider
-from pytest_swe.sandbox import RunInfo
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.sandbox import Provider
+from pytest_swe.api.sandbox import RunInfo
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.runner import options
+from pytest_swe.runner.config import load_benchmark
+from pytest_swe.runner.config import parse_dotlist
+from pytest_swe.runner.dataset import DatasetIndex
+from pytest_swe.runner.dataset import fetch_hf
+from pytest_swe.runner.dataset import open_local
+from pytest_swe.runner.registry import Registry
 
 session_key = pytest.StashKey["SweSession"]()
 

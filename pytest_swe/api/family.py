@@ -10,11 +10,11 @@ from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
 
-from pytest_swe.config import BenchmarkSettings
-from pytest_swe.patching import encode_patch
-from pytest_swe.sandbox import Sandbox
-from pytest_swe.task import Task
-from pytest_swe.verdict import Verdict
+from pytest_swe.api.patch import encode_patch
+from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.task import Task
+from pytest_swe.api.verdict import Verdict
 
 
 def marker_name(name: str) -> str:
@@ -81,7 +81,7 @@ class Family(Protocol):
         ...
 
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
-        """Turn a raw row into a task; raise :class:`~pytest_swe.errors.RowError` naming the field."""
+        """Turn a raw row into a task; raise :class:`~pytest_swe.api.errors.RowError` naming the field."""
         ...
 
     def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:

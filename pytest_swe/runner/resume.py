@@ -20,8 +20,8 @@ from _pytest._code.code import ReprExceptionInfo
 from _pytest._code.code import ReprFileLocation
 from _pytest._code.code import ReprTraceback
 
-from pytest_swe.ledger import LEDGER_NAME
-from pytest_swe.ledger import describe_longrepr
+from pytest_swe.runner.ledger import LEDGER_NAME
+from pytest_swe.runner.ledger import describe_longrepr
 
 __all__ = ["describe_longrepr", "finished_entries", "item_key", "load_ledger", "replay"]
 

@@ -1,7 +1,7 @@
 """Lets a program on the host run commands in an item's sandbox, whatever the provider.
 
 The command agent's host mode starts an :class:`ExecServer` on a Unix socket and gives the
-host command ``SWE_SANDBOX_EXEC``, a script that runs ``python -m pytest_swe.execbridge``:
+host command ``SWE_SANDBOX_EXEC``, a script that runs ``python -m pytest_swe.agentkit.execbridge``:
 
     $SWE_SANDBOX_EXEC 'cd src && pytest -x'            # output and exit code as if local
     $SWE_SANDBOX_EXEC --timeout 60 --workdir /testbed 'make'
@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from pytest_swe.sandbox import Sandbox
+from pytest_swe.api.sandbox import Sandbox
 
 TIMED_OUT_EXIT = 124
 MAX_REQUEST = 4 * 1024 * 1024
@@ -63,7 +63,7 @@ class ExecServer:
     def write_helper(self, path: Path) -> Path:
         """An executable script that runs the client against this server."""
         path.write_text(
-            f'#!/bin/sh\nexec "{sys.executable}" -m pytest_swe.execbridge "{self.socket_path}" "$@"\n'
+            f'#!/bin/sh\nexec "{sys.executable}" -m pytest_swe.agentkit.execbridge "{self.socket_path}" "$@"\n'
         )
         path.chmod(0o755)
         return path

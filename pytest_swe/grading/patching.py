@@ -7,12 +7,12 @@ never leaves hunks behind for ``patch`` to apply twice.
 
 from __future__ import annotations
 
-import hashlib
 import shlex
 from dataclasses import dataclass
 
-from pytest_swe.errors import InfraError
-from pytest_swe.sandbox import Sandbox
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.patch import patch_bytes
+from pytest_swe.api.sandbox import Sandbox
 
 PATCH_PATH = "/tmp/pytest-swe/patch.diff"
 DIFF_DIR = "/tmp/pytest-swe"
@@ -53,25 +53,10 @@ class ApplyResult:
     log: str
 
 
-def encode_patch(patch: str) -> bytes:
-    """A patch string as bytes: escaped raw bytes come back as they were read; any other lone
-    surrogate (a JSON ``\\ud800`` escape) is kept as its UTF-8 form, so no string fails to encode."""
-    try:
-        return patch.encode("utf-8", errors="surrogateescape")
-    except UnicodeEncodeError:
-        return patch.encode("utf-8", errors="surrogatepass")
 
 
-def patch_sha256(patch: str) -> str:
-    return hashlib.sha256(encode_patch(patch)).hexdigest()
 
 
-def patch_bytes(patch: str) -> bytes:
-    """The patch as bytes, ending with a newline (``git apply`` rejects a missing final newline)."""
-    data = encode_patch(patch)
-    if data and not data.endswith(b"\n"):
-        data += b"\n"
-    return data
 
 
 def apply_script(workdir: str, path: str = PATCH_PATH, commands: tuple[str, ...] = APPLY_COMMANDS) -> str:
