@@ -10,7 +10,7 @@ OLDEST_TESTS ?= tests/test_e2e_demo.py tests/test_config.py tests/test_collect.p
 # Extra pytest arguments, e.g. make test TEST_ARGS="-k ledger"
 TEST_ARGS ?=
 
-.PHONY: demo test test-oldest
+.PHONY: demo test test-oldest lint
 
 demo:  ## run the embedded demo benchmark with the gold agent and print the rewards
 	PYTHON=$(PYTHON) PYTEST_SWE_VENV=$(VENV) bash scripts/setup.sh
@@ -24,3 +24,9 @@ test:  ## run the project's test suite on the newest pytest and pytest-xdist
 test-oldest:  ## run a selection of the tests on the oldest supported pytest
 	PYTHON=$(PYTHON) PYTEST_SWE_VENV=$(OLDEST_VENV) PYTEST_SWE_PIN="$(OLDEST_PYTEST)" bash scripts/setup.sh --tests
 	bash scripts/run-tests.sh $(OLDEST_VENV)/bin/python -n 2 $(OLDEST_TESTS) $(TEST_ARGS)
+
+lint:  ## the static gates: ruff check, ruff format --check, mypy (strict on api/ and grading/)
+	PYTHON=$(PYTHON) PYTEST_SWE_VENV=$(VENV) bash scripts/setup.sh --lint
+	$(VENV)/bin/python -m ruff check .
+	$(VENV)/bin/python -m ruff format --check .
+	bash scripts/typecheck.sh $(VENV)/bin/python

@@ -8,6 +8,7 @@
 #
 #   bash scripts/setup.sh           # to run benchmarks
 #   bash scripts/setup.sh --tests   # to run the test suite
+#   bash scripts/setup.sh --lint    # only the package and its linters (no Docker): make lint
 #
 # The package goes into a virtual environment, ${PYTEST_SWE_VENV:-.venv} (made with $PYTHON,
 # default python3), holding the newest pytest and pytest-xdist releases, as a new user gets them.
@@ -17,7 +18,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 TESTS=0
+LINT=0
 [ "${1:-}" = "--tests" ] && TESTS=1
+[ "${1:-}" = "--lint" ] && LINT=1
 PY="${PYTHON:-python3}"
 SUDO=""
 [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null && SUDO="sudo"
@@ -29,8 +32,10 @@ PIN="${PYTEST_SWE_PIN:-}"
 
 need_apt=()
 "$PY" -c "import ensurepip, venv" 2>/dev/null || need_apt+=(python3-venv)
-command -v dockerd >/dev/null || need_apt+=(docker.io)
-command -v debootstrap >/dev/null || need_apt+=(debootstrap)
+if [ "$LINT" = 0 ]; then
+  command -v dockerd >/dev/null || need_apt+=(docker.io)
+  command -v debootstrap >/dev/null || need_apt+=(debootstrap)
+fi
 command -v git >/dev/null || need_apt+=(git)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]}"
@@ -38,7 +43,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-if ! docker info >/dev/null 2>&1; then
+if [ "$LINT" = 0 ] && ! docker info >/dev/null 2>&1; then
   log "starting the Docker engine (no default bridge: containers get loopback only unless told otherwise)"
   $SUDO setsid dockerd --bridge=none >/tmp/pytest-swe-dockerd.log 2>&1 < /dev/null &
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
@@ -47,6 +52,7 @@ fi
 
 extras="hf"
 [ "$TESTS" = 1 ] && extras="dev,hf,mini"
+[ "$LINT" = 1 ] && extras="dev"
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating the virtual environment $VENV"
   "$PY" -m venv "$VENV"
@@ -69,6 +75,7 @@ else
 fi
 rm -f "$pip_log"
 "$VENV/bin/python" -c "import pytest, xdist; print('[setup] pytest', pytest.__version__, 'pytest-xdist', xdist.__version__)"
+[ "$LINT" = 1 ] && exit 0
 
 log "building the base image and the local benchmarks' images"
 "$VENV/bin/python" -m pytest_swe.tools.cli images benchmarks/
