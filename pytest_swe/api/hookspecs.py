@@ -2,6 +2,7 @@
 
 Families, providers and agents are plugins: any pytest plugin (or any module named by a
 ``pytest_swe`` entry point) that implements these hooks adds its own, with no change here.
+pluggy calls the implementations, never these bodies: those that must return something raise.
 """
 
 from __future__ import annotations
@@ -23,16 +24,19 @@ if TYPE_CHECKING:
 @pytest.hookspec
 def pytest_swe_families() -> list[Family]:
     """Return the dataset families this plugin provides."""
+    raise NotImplementedError
 
 
 @pytest.hookspec
 def pytest_swe_providers() -> list[ProviderFactory]:
     """Return the sandbox provider factories this plugin provides (each has a ``name``)."""
+    raise NotImplementedError
 
 
 @pytest.hookspec
 def pytest_swe_agents() -> list[AgentFactory]:
     """Return the agent factories this plugin provides (each has a ``name``)."""
+    raise NotImplementedError
 
 
 @pytest.hookspec

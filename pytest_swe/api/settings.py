@@ -47,11 +47,11 @@ class ProviderSettings(BaseModel):
 
 
 class Timeouts(_Strict):
-    agent: float = Field(3600, gt=0)
-    eval: float = Field(1800, gt=0)
-    sandbox: float = Field(300, gt=0)
+    agent: float = Field(default=3600, gt=0)
+    eval: float = Field(default=1800, gt=0)
+    sandbox: float = Field(default=300, gt=0)
     """Starting a sandbox (including an image pull)."""
-    command: float = Field(180, gt=0)
+    command: float = Field(default=180, gt=0)
     """One command an agent runs in its sandbox."""
 
 
@@ -60,9 +60,9 @@ _MEMORY = re.compile(r"^\d+(\.\d+)?[bkmgBKMG]?$")
 
 class Limits(_Strict):
     memory: str | None = "4g"
-    cpus: float | None = Field(2.0, gt=0)
-    pids: int | None = Field(4096, gt=0)
-    output_bytes: int = Field(4_000_000, gt=1024)
+    cpus: float | None = Field(default=2.0, gt=0)
+    pids: int | None = Field(default=4096, gt=0)
+    output_bytes: int = Field(default=4_000_000, gt=1024)
     """Command output kept per exec (head and tail); the middle is dropped."""
 
     @field_validator("memory")
@@ -81,7 +81,7 @@ class NetworkSettings(_Strict):
 class PolicyOptions(_Strict):
     """Knobs of the grading policy (``eval.policy_options``); see ``docs/security.md``."""
 
-    max_patch_bytes: int | None = Field(10_000_000, gt=0)
+    max_patch_bytes: int | None = Field(default=10_000_000, gt=0)
     """Larger patches are not applied under ``strict`` (None: no limit)."""
     protected_paths: list[str] = Field(default_factory=list)
     """Glob patterns (repository-relative) treated like test files."""

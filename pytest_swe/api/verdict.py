@@ -21,7 +21,7 @@ class TestStatus(str, enum.Enum):
     XFAIL = "XFAIL"
 
     def __str__(self) -> str:
-        return self.value
+        return str.__str__(self)  # the value; ``self.value`` is untyped once ``__test__`` is in the body
 
 
 StatusMap = dict[str, str]
