@@ -12,12 +12,13 @@ from __future__ import annotations
 import configparser
 import posixpath
 import sys
-from typing import Any
+from collections.abc import Mapping
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    # tomli is installed on Python 3.10 only: a type check for 3.10 run on a newer Python lacks it.
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 WHOLE_FILES = frozenset({"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini"})
 SECTIONED_FILES = frozenset({"setup.cfg", "pyproject.toml"})
@@ -28,10 +29,15 @@ def _plugin_group(name: str) -> bool:
     return name.replace("_", "").replace("-", "").lower() == _PLUGIN_GROUP
 
 
-def _ini_view(text: str) -> Any:
+View = dict[str, object] | tuple[str, str] | None
+"""What of a configuration file can steer pytest: its pytest sections and plugin entry points, or
+``(kind, text)`` for a file compared by its text, or None for an absent file."""
+
+
+def _ini_view(text: str) -> dict[str, object]:
     parser = configparser.RawConfigParser(strict=False, interpolation=None)
     parser.read_string(text)
-    view: dict[str, Any] = {}
+    view: dict[str, object] = {}
     for section in parser.sections():
         name = section.strip().lower()
         if name in ("pytest", "tool:pytest"):
@@ -41,13 +47,17 @@ def _ini_view(text: str) -> Any:
     return view
 
 
-def _toml_view(text: str) -> Any:
-    data = tomllib.loads(text)
-    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
-    project = data.get("project") if isinstance(data.get("project"), dict) else {}
-    entry_points = project.get("entry-points") if isinstance(project.get("entry-points"), dict) else {}
-    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
-    plugins = poetry.get("plugins") if isinstance(poetry.get("plugins"), dict) else {}
+def _table(data: Mapping[str, object], key: str) -> dict[str, object]:
+    """The TOML table under ``key`` (empty when absent or not a table)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _toml_view(text: str) -> dict[str, object]:
+    data: dict[str, object] = tomllib.loads(text)
+    tool = _table(data, "tool")
+    entry_points = _table(_table(data, "project"), "entry-points")
+    plugins = _table(_table(tool, "poetry"), "plugins")
     return {
         "tool.pytest": tool.get("pytest"),
         "entry-points": {k: v for k, v in entry_points.items() if _plugin_group(k)},
@@ -55,7 +65,7 @@ def _toml_view(text: str) -> Any:
     }
 
 
-def steering_view(path: str, text: str | None) -> Any:
+def steering_view(path: str, text: str | None) -> View:
     """What of a configuration file can steer pytest; the whole text for files pytest reads whole.
 
     A file that does not parse is compared by its text: a reader more lenient than ours could

@@ -233,8 +233,8 @@ def read_channel(
         status = status_map[test]
         hits = [(s, n) for s in outer if (n := _lookup(s, test)) is not None]
         if not hits:
-            path = test.split("::", 1)[0] if "::" in test else None
-            ran_file = path in graded and any(path in s.collected for s in outer)
+            test_file = test.split("::", 1)[0] if "::" in test else None
+            ran_file = test_file in graded and any(test_file in s.collected for s in outer)
             if exact_ids and ran_file and any(s.finished for s in outer):
                 found.append(evidence("channel", f"{test} is reported {status} but never ran"))
             continue
@@ -304,7 +304,7 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
 
 def read_watch(results: ProbeResults) -> list[Finding]:
     """Classes of the patched files that compare equal to anything: results that pass any assertion."""
-    seen = {}
+    seen: dict[str, dict[str, Any]] = {}
     for record in results.watch:
         if record.get("ev") == "equal-to-anything":
             seen.setdefault(f"{record.get('file')}: {record.get('cls')}", record)
