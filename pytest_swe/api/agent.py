@@ -86,7 +86,7 @@ class AgentContext:
     """Everything an agent may use for one task."""
 
     task: Task
-    settings: Mapping[str, Any]
+    settings: Mapping[str, object]
     """The benchmark's ``agent`` section (name and agent-specific options)."""
     artifacts: Path
     """A directory for the agent's own files (trajectory, stdout, ...)."""
@@ -103,20 +103,34 @@ class AgentContext:
 
 @runtime_checkable
 class Agent(Protocol):
-    """An agent. It may also define ``endpoint_bridge_url() -> str | None``: the loopback model
-    URL to bridge into its sandbox (see :mod:`pytest_swe.agentkit.endpoint`)."""
+    """An agent. It may also be an :class:`EndpointBridging` agent."""
 
-    name: str
-    needs_sandbox: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def needs_sandbox(self) -> bool: ...
 
     def run(self, ctx: AgentContext) -> AgentResult:
         """Run on ``ctx.task``. Raising is allowed: the harness still grades the sandbox's diff."""
         ...
 
 
+@runtime_checkable
+class EndpointBridging(Protocol):
+    """An agent whose model endpoint is on the host's loopback, out of its sandbox's reach
+    (see :mod:`pytest_swe.agentkit.endpoint`)."""
+
+    def endpoint_bridge_url(self) -> str | None:
+        """The loopback model URL to bridge into the agent's sandbox (None: no bridge)."""
+        ...
+
+
 class AgentFactory(Protocol):
-    """Builds an agent from its settings; has the agent's ``name``."""
+    """Builds an agent from its settings (the benchmark's ``agent`` section); has the agent's
+    ``name``. An agent class whose constructor takes the settings is one."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
-    def __call__(self, settings: Mapping[str, Any]) -> Agent: ...
+    def __call__(self, settings: Mapping[str, object]) -> Agent: ...

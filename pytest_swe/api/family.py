@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
 
@@ -22,6 +21,28 @@ def marker_name(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name).strip("_").lower() or "swe"
 
 
+class GradingState(Protocol):
+    """The grading pipeline's state for one evaluation (``pytest_swe.grading.Integrity``), held
+    here so a family passes it from stage to stage without the contracts knowing the pipeline."""
+
+    @property
+    def policy(self) -> str:
+        """``strict`` or ``official`` (``eval.policy``)."""
+        ...
+
+    @property
+    def strict(self) -> bool: ...
+
+
+class RecordedTree(Protocol):
+    """The eval sandbox's work tree as recorded before the patch was applied
+    (``pytest_swe.grading.tree.WorkTree``)."""
+
+    def git_after_run(self) -> list[str]:
+        """What the eval run did to ``.git``, one problem per entry (empty: nothing)."""
+        ...
+
+
 @dataclass
 class EvalContext:
     """What a family needs to run one evaluation besides the task, patch and sandbox."""
@@ -31,10 +52,10 @@ class EvalContext:
     timeout: float
     output_limit: int
     saved: dict[str, str] = field(default_factory=dict)
-    integrity: Any = None
-    """The grading pipeline's state for this evaluation (``pytest_swe.grading.Integrity``)."""
-    tree: Any = None
-    """The eval sandbox's work tree as the pipeline recorded it (``pytest_swe.grading.tree.WorkTree``)."""
+    integrity: GradingState | None = None
+    """The grading pipeline's state for this evaluation, created by its first stage."""
+    tree: RecordedTree | None = None
+    """The eval sandbox's work tree as the pipeline recorded it, once the patch is applied."""
 
     def save(self, name: str, data: str | bytes) -> str:
         """Write an artifact (eval script, log, ...) and remember its path under ``name``."""
@@ -59,7 +80,7 @@ class BaseFamily:
     providers: frozenset[str] | None = None
     id_fields: tuple[str, ...] = ("instance_id",)
 
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
+    def row_id(self, row: Mapping[str, object]) -> str | None:
         value = row.get(self.id_fields[0])
         return value if isinstance(value, str) else None
 
@@ -69,18 +90,28 @@ class BaseFamily:
 
 @runtime_checkable
 class Family(Protocol):
-    name: str
-    grader_version: str
-    providers: frozenset[str] | None
-    """Providers this family can run on (None: any)."""
-    id_fields: tuple[str, ...]
-    """Row fields that hold (or, with :meth:`row_id`, give) the instance id."""
+    # Read-only members: a family may narrow them (``id_fields = ("a", "b")``) and nobody sets them.
+    @property
+    def name(self) -> str: ...
 
-    def row_id(self, row: Mapping[str, Any]) -> str | None:
+    @property
+    def grader_version(self) -> str: ...
+
+    @property
+    def providers(self) -> frozenset[str] | None:
+        """Providers this family can run on (None: any)."""
+        ...
+
+    @property
+    def id_fields(self) -> tuple[str, ...]:
+        """Row fields that hold (or, with :meth:`row_id`, give) the instance id."""
+        ...
+
+    def row_id(self, row: Mapping[str, object]) -> str | None:
         """The instance id of a raw row, for families whose rows have no ``instance_id``."""
         ...
 
-    def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
+    def normalize(self, row: Mapping[str, object], settings: BenchmarkSettings) -> Task:
         """Turn a raw row into a task; raise :class:`~pytest_swe.api.errors.RowError` naming the field."""
         ...
 

@@ -64,8 +64,11 @@ class CleanupResult:
 
 @runtime_checkable
 class Sandbox(Protocol):
-    id: str
-    spec: SandboxSpec
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def spec(self) -> SandboxSpec: ...
 
     def exec(
         self,
@@ -98,9 +101,22 @@ class Sandbox(Protocol):
 
 
 @runtime_checkable
+class LimitCounting(Protocol):
+    """A sandbox whose provider counts the limits it hit, so a fault is named by its cause."""
+
+    def limit_counters(self) -> Mapping[str, int]:
+        """``oom_kills``, ``pids_limit_hits``, ``disk_exceeded`` and ``disk_limit`` (bytes); the
+        counters only grow over the sandbox's life."""
+        ...
+
+
+@runtime_checkable
 class Provider(Protocol):
-    name: str
-    capabilities: frozenset[str]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def capabilities(self) -> frozenset[str]: ...
 
     def create(self, spec: SandboxSpec) -> Sandbox: ...
 
@@ -111,9 +127,24 @@ class Provider(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class Preflight(Protocol):
+    """A provider that can say, before any item runs, why it cannot work here."""
+
+    def preflight(self, timeout: float = ...) -> None:
+        """Raise :class:`~pytest_swe.api.errors.SweError` naming what is missing (daemon, socket, ...)."""
+        ...
+
+
 class ProviderFactory(Protocol):
-    name: str
-    capabilities: frozenset[str]
+    """Builds a provider from its settings (the benchmark's ``provider`` section) and the run's
+    identity; has the provider's ``name``. A provider class whose constructor takes them is one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def capabilities(self) -> frozenset[str]: ...
 
     def __call__(self, options: Mapping[str, object], run: RunInfo) -> Provider: ...
 

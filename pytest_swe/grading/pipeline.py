@@ -30,6 +30,7 @@ from typing import Any
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.settings import EvalSettings
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading.patching import APPLY_COMMANDS
@@ -111,15 +112,9 @@ class EvalRun:
     apply: ApplyResult | None = None
 
 
-def settings_of(eval_settings: Any) -> tuple[str, Mapping[str, Any]]:
-    """(policy name, options mapping) from ``EvalSettings`` or anything shaped like it."""
-    policy = getattr(eval_settings, "policy", STRICT) or STRICT
-    options = getattr(eval_settings, "policy_options", None)
-    if options is None:
-        return policy, {}
-    if hasattr(options, "model_dump"):
-        return policy, options.model_dump()
-    return policy, dict(options)
+def settings_of(eval_settings: EvalSettings) -> tuple[str, dict[str, Any]]:
+    """(policy name, options as a mapping) of the ``eval`` settings."""
+    return eval_settings.policy, eval_settings.policy_options.model_dump()
 
 
 def required_tests(task: Task) -> list[str]:
@@ -136,16 +131,16 @@ def integrity_of(task: Task, ctx: EvalContext) -> Integrity:
     current = ctx.integrity
     if isinstance(current, Integrity):
         return current
-    name, options = settings_of(ctx.settings.eval)
+    options = ctx.settings.eval.policy_options
     protection = Protection.build(
         test_patch=task.test_patch,
         required_tests=required_tests(task),
         hidden_paths=task.hidden_paths,
         workdir=task.workdir,
-        protected_patterns=options.get("protected_paths") or (),
-        allowed_patterns=options.get("allowed_paths") or (),
+        protected_patterns=options.protected_paths,
+        allowed_patterns=options.allowed_paths,
     )
-    created = Integrity(policy=name, protection=protection)
+    created = Integrity(policy=ctx.settings.eval.policy, protection=protection)
     ctx.integrity = created
     return created
 
@@ -209,8 +204,7 @@ def apply_model_patch(
     if not verdict.patch_exists:
         verdict.reasons.append("the patch is empty")
         return True
-    options = settings_of(ctx.settings.eval)[1]
-    limit = options.get("max_patch_bytes")
+    limit = ctx.settings.eval.policy_options.max_patch_bytes
     size = len(patch_bytes(patch))
     if integrity.strict and limit is not None and size > limit:
         verdict.patch_applied = False
@@ -293,9 +287,8 @@ def _check_run(
 ) -> None:
     integrity = integrity_of(task, ctx)
     integrity.add(forged_markers(run.raw_log, script))
-    tree = ctx.tree
-    if isinstance(tree, WorkTree):
-        integrity.add([evidence("git", problem) for problem in tree.git_after_run()])
+    if ctx.tree is not None:
+        integrity.add([evidence("git", problem) for problem in ctx.tree.git_after_run()])
     plan = integrity.plan
     run.log = run.raw_log
     if plan is None:

@@ -6,23 +6,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.sandbox import LimitCounting
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.task import Task
 
 
-def limit_counters(sandbox: Sandbox) -> dict[str, Any]:
+def limit_counters(sandbox: Sandbox) -> dict[str, int]:
     """The sandbox's limit counters (memory kills, process-limit hits, disk), when its provider has them."""
-    read = getattr(sandbox, "limit_counters", None)
-    if read is None:
+    if not isinstance(sandbox, LimitCounting):
         return {}
     try:
-        return dict(read())
-    except Exception:
+        return dict(sandbox.limit_counters())
+    except Exception:  # counters only name a fault's cause: unreadable, the fault is still classified
         return {}
 
 
@@ -44,8 +43,8 @@ def sandbox_survived(sandbox: Sandbox, result: ExecResult, settle: float = 3.0) 
 
 def classify_fault(
     result: ExecResult,
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
+    before: Mapping[str, int],
+    after: Mapping[str, int],
     alive: bool,
     timeout: float,
     log_path: str,
