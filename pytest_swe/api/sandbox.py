@@ -120,7 +120,9 @@ class Provider(Protocol):
 
     def create(self, spec: SandboxSpec) -> Sandbox: ...
 
-    def reap(self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False) -> list[str]:
+    def reap(
+        self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False
+    ) -> list[str]:
         """Remove sandboxes of a run, of a worker, or orphans (owner gone or past ttl); return their ids."""
         ...
 

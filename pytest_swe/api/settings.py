@@ -15,6 +15,7 @@ from pydantic import model_validator
 
 LOCAL_DATASET_SUFFIXES = (".jsonl", ".json", ".parquet")
 
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -147,7 +147,9 @@ def str_list(value: Any, field: str, *, row_id: str | None = None) -> list[str]:
     if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):
         value = value.tolist()
     if not isinstance(value, (list, tuple)):
-        raise RowError(field, f"must be a string or a list of strings, got {type(value).__name__}", row=row_id)
+        raise RowError(
+            field, f"must be a string or a list of strings, got {type(value).__name__}", row=row_id
+        )
     for i, item in enumerate(value):
         if not isinstance(item, str):
             raise RowError(field, f"item {i} must be a string, got {type(item).__name__}", row=row_id)

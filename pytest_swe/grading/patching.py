@@ -53,12 +53,6 @@ class ApplyResult:
     log: str
 
 
-
-
-
-
-
-
 def apply_script(workdir: str, path: str = PATCH_PATH, commands: tuple[str, ...] = APPLY_COMMANDS) -> str:
     """A shell script trying each command (``{path}`` = the patch file) until one applies."""
     attempts = "".join(
@@ -97,5 +91,8 @@ def take_diff(sandbox: Sandbox, workdir: str, base_commit: str | None, *, timeou
     )
     result = sandbox.exec(command, timeout=timeout, workdir=workdir)
     if result.exit_code != 0:
-        raise InfraError("sandbox_error", f"cannot take the agent's diff (exit {result.exit_code}): {result.output[-2000:]}")
+        raise InfraError(
+            "sandbox_error",
+            f"cannot take the agent's diff (exit {result.exit_code}): {result.output[-2000:]}",
+        )
     return sandbox.read_file(DIFF_PATH).decode("utf-8", errors="surrogateescape")
