@@ -101,7 +101,7 @@ def target_layer(target: str) -> str:
     parts = target.split(".")
     if parts == ["pytest_swe"]:
         return "api"
-    if len(parts) == 2 and parts[1][:1].isupper() or parts[1:] == ["__version__"]:
+    if (len(parts) == 2 and parts[1][:1].isupper()) or parts[1:] == ["__version__"]:
         return "api"  # a public name re-exported by pytest_swe/__init__.py
     return layer_of(target)
 
