@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from localsandbox import LocalSandbox
 
+from pytest_swe.agentkit.execbridge import MAX_REQUEST
 from pytest_swe.agentkit.execbridge import ExecServer
 from pytest_swe.agents.command import CommandAgent
 from pytest_swe.api.agent import AgentContext
@@ -57,6 +60,41 @@ def test_exec_helper_runs_in_the_sandbox_with_exit_codes_and_timeouts(tmp_path: 
     finally:
         server.close()
     assert (tmp_path / "f.txt").read_text() == "hi\n" and server.count == 3
+
+
+def _ask(socket_path: str, payload: bytes) -> dict[str, Any]:
+    """One raw request to the exec server, the way its client sends one."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(socket_path)
+        conn.sendall(payload)
+        conn.shutdown(socket.SHUT_WR)
+        data = b"".join(iter(lambda: conn.recv(65536), b""))
+    reply: dict[str, Any] = json.loads(data)
+    return reply
+
+
+def test_exec_server_reports_bad_requests_and_the_time_limit(tmp_path: Path) -> None:
+    sandbox = LocalSandbox(tmp_path)
+    server = ExecServer(sandbox, workdir=str(tmp_path), default_timeout=5, deadline=time.monotonic() + 60)
+    try:
+        path = server.socket_path
+        assert _ask(path, json.dumps({"command": "echo ok", "workdir": None}).encode())["output"] == "ok\n"
+        not_json = _ask(path, b"{not json")
+        assert not_json["exit_code"] == 125 and "JSONDecodeError" in not_json["output"]
+        assert "must be a JSON object" in _ask(path, b"[1, 2]")["output"]
+        too_large = _ask(path, b" " * (MAX_REQUEST + 1))
+        assert too_large["exit_code"] == 125 and "request too large" in too_large["output"]
+        server.deadline = time.monotonic() - 1
+        late = _ask(path, json.dumps({"command": "touch late"}).encode())
+        assert (late["exit_code"], late["timed_out"]) == (124, True) and "time limit is over" in late[
+            "output"
+        ]
+    finally:
+        server.close()
+    assert sandbox.commands == ["echo ok"] and server.count == 1
+    assert not Path(path).exists()
+    with pytest.raises(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(path)
 
 
 def test_host_command_edits_the_sandbox_and_reports_usage(
