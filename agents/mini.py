@@ -28,6 +28,7 @@ from pytest_swe.agentkit.budget import BudgetExhausted
 from pytest_swe.agentkit.budget import RunBudget
 from pytest_swe.agentkit.budget import parse_limits
 from pytest_swe.agentkit.budget import time_limit
+from pytest_swe.agentkit.context import required_sandbox
 from pytest_swe.agentkit.endpoint import ModelEndpoint
 from pytest_swe.api.agent import AgentContext
 from pytest_swe.api.agent import AgentResult
@@ -171,7 +172,7 @@ class MeteredModel:
             if self.budget is not None and exc.messages:
                 self.budget.charge(exc.messages[0].get("extra", {}).get("cost", 0.0))
             raise
-        except Exception as exc:
+        except Exception as exc:  # litellm and the provider SDKs behind it raise types of their own
             status = getattr(exc, "status_code", None)
             where = f"HTTP {status}: " if status else ""
             raise ModelQueryFailed(f"{where}{type(exc).__name__}: {exc}") from exc
@@ -238,12 +239,12 @@ class MiniSweAgent:
         from minisweagent.agents.default import DefaultAgent
         from minisweagent.models import get_model
 
-        assert ctx.sandbox is not None
+        sandbox = required_sandbox(ctx, self.name)
         limit = time_limit(self.limits, ctx.timeout)
         env_config = dict(self.base_config.get("environment") or {})
         explicit_cwd = ((self.settings.get("mini") or {}).get("environment") or {}).get("cwd")
         environment = SandboxEnvironment(
-            ctx.sandbox,
+            sandbox,
             **{k: v for k, v in env_config.items() if k not in ("cwd", "timeout", "environment_class")},
             cwd=explicit_cwd or ctx.task.workdir,
             timeout=min(float(env_config.get("timeout") or ctx.command_timeout), ctx.command_timeout),
@@ -264,7 +265,7 @@ class MiniSweAgent:
         agent_config["output_path"] = trajectory
         try:
             agent = DefaultAgent(model, environment, **agent_config)
-        except Exception as exc:
+        except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
             raise ConfigError(f"agent 'mini-swe-agent': invalid agent config: {exc}") from None
         try:
             info = agent.run(ctx.task.problem_statement)
@@ -274,7 +275,7 @@ class MiniSweAgent:
             )
         except (BudgetExhausted, SweError):
             raise
-        except Exception as exc:
+        except Exception as exc:  # mini-swe-agent's own code: graded on what it changed, the reason on record
             return self._result(
                 agent,
                 model,

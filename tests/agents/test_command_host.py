@@ -19,6 +19,7 @@ from pytest_swe.agents.command import CommandAgent
 from pytest_swe.api.agent import AgentContext
 from pytest_swe.api.agent import ExitStatus
 from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
 from pytest_swe.api.task import Task
 
 
@@ -148,6 +149,15 @@ def test_failing_command_is_an_agent_error_with_stderr(tmp_path: Path) -> None:
     result = agent.run(context(tmp_path))
     assert result.exit_status == ExitStatus.AGENT_ERROR
     assert "exited 4: boom" in result.message
+
+
+def test_an_agent_without_its_sandbox_is_an_infrastructure_error(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    ctx.sandbox = None
+    agent = CommandAgent({"name": "command", "mode": "host", "command": "touch ran"})
+    with pytest.raises(InfraError, match="agent 'command' needs a sandbox"):
+        agent.run(ctx)
+    assert not (tmp_path / "agent" / "ran").exists()
 
 
 def test_command_settings_are_checked_before_any_sandbox() -> None:
