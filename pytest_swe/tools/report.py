@@ -11,6 +11,7 @@ from typing import Any
 from junitparser import Error
 from junitparser import Failure
 from junitparser import JUnitXml
+from junitparser import JUnitXmlError
 from junitparser import Properties
 from junitparser import Skipped
 from junitparser import TestSuite
@@ -60,6 +61,11 @@ def case_properties(case: Any) -> dict[str, str]:
     """A testcase's ``<properties>`` (junitparser exposes them only on suites)."""
     props = case.child(Properties)
     return {p.name: p.value for p in props} if props is not None else {}
+
+
+#: What reading a ledger can raise: no such file, malformed XML (ElementTree's and lxml's parse
+#: errors are both SyntaxErrors), a root that is not JUnit, a value that is not a number.
+LEDGER_ERRORS: tuple[type[Exception], ...] = (OSError, SyntaxError, JUnitXmlError, ValueError)
 
 
 def read_cases(path: Path) -> list[Case]:
