@@ -359,6 +359,7 @@ class _Run:
                 self.reply(call_id, "submitted")
                 record["actions"].append({"tool": "submit"})
                 continue
+            error: str | None
             try:
                 args = json.loads(function.get("arguments") or "{}")
             except ValueError as exc:

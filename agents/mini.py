@@ -25,13 +25,13 @@ from typing import Any
 import pytest
 
 from pytest_swe.agentkit.budget import BudgetExhausted
-from pytest_swe.agentkit.budget import RunBudget
 from pytest_swe.agentkit.budget import parse_limits
 from pytest_swe.agentkit.budget import time_limit
 from pytest_swe.agentkit.context import required_sandbox
 from pytest_swe.agentkit.endpoint import ModelEndpoint
 from pytest_swe.api.agent import AgentContext
 from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import CallBudget
 from pytest_swe.api.agent import ExitStatus
 from pytest_swe.api.agent import Usage
 from pytest_swe.api.errors import ConfigError
@@ -84,7 +84,7 @@ class SandboxEnvironment:
         self.ignored = sorted(ignored)
         self.config = {"cwd": cwd, "timeout": timeout, "env": self.env, "forward_env": self.forward_env}
 
-    def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+    def execute(self, action: dict[str, Any], cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
         """Run ``action["command"]``; a timeout kills it and is reported, never raised (as in mini)."""
         command = action.get("command", "")
         limit = float(timeout or self.timeout)
@@ -152,7 +152,7 @@ class ModelQueryFailed(Exception):
 class MeteredModel:
     """Wraps a mini-swe-agent model: reserves each call in the run's budget, tells endpoint faults apart."""
 
-    def __init__(self, model: Any, budget: RunBudget | None) -> None:
+    def __init__(self, model: Any, budget: CallBudget | None) -> None:
         self.model = model
         self.budget = budget
         self.prompt_tokens = 0
@@ -167,7 +167,7 @@ class MeteredModel:
         if self.budget is not None:
             self.budget.reserve_call()
         try:
-            message = self.model.query(messages, **kwargs)
+            message: dict[str, Any] = self.model.query(messages, **kwargs)
         except InterruptAgentFlow as exc:  # a format error: the call was made (and billed)
             if self.budget is not None and exc.messages:
                 self.budget.charge(exc.messages[0].get("extra", {}).get("cost", 0.0))

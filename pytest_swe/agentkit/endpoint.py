@@ -101,7 +101,7 @@ def loopback_target(base_url: str) -> tuple[str, int]:
         infos = socket.getaddrinfo(parsed.hostname, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise ConfigError(f"agent.base_url {base_url!r}: cannot resolve {parsed.hostname!r}: {exc}") from None
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]  # the host of an AF_INET or AF_INET6 sockaddr
     if not addresses or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
         raise ConfigError(
             f"agent.base_url {base_url!r} is not on this host's loopback: a sandbox can only be bridged to a "

@@ -57,6 +57,11 @@ def _suites(xml: Any) -> list[TestSuite]:
     return list(xml) if isinstance(xml, JUnitXml) else [xml]
 
 
+def suite_properties(suite: Any) -> list[tuple[str, str]]:
+    """A suite's ``<properties>`` as (name, value) pairs in file order (junitparser's accessor is untyped)."""
+    return [(prop.name, prop.value) for prop in suite.properties()]
+
+
 def case_properties(case: Any) -> dict[str, str]:
     """A testcase's ``<properties>`` (junitparser exposes them only on suites)."""
     props = case.child(Properties)
@@ -86,8 +91,7 @@ def read_suite_properties(path: Path) -> dict[str, str]:
     xml = JUnitXml.fromfile(str(path))
     props: dict[str, str] = {}
     for suite in _suites(xml):
-        for prop in suite.properties():
-            props[prop.name] = prop.value
+        props.update(suite_properties(suite))
     return props
 
 
