@@ -139,7 +139,8 @@ def parse_dotlist(items: Iterable[str]) -> dict[str, Any]:
                 f"--swe-set {item!r}: expected KEY=VALUE (for example --swe-set timeouts.eval=600)"
             )
         try:
-            cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([item]))
+            # Merged into a DictConfig, the result is a DictConfig.
+            cfg = cast(DictConfig, OmegaConf.merge(cfg, OmegaConf.from_dotlist([item])))
         except OmegaConfBaseException as exc:
             raise ConfigError(f"--swe-set {item!r}: {exc}") from None
         except yaml.YAMLError as exc:  # the value is parsed as YAML: "{{x}}" is a mapping, quote it
