@@ -44,6 +44,7 @@ from pydantic import ValidationError
 
 from pytest_swe.agentkit.budget import parse_limits
 from pytest_swe.agentkit.budget import time_limit
+from pytest_swe.agentkit.context import required_sandbox
 from pytest_swe.agentkit.endpoint import ModelEndpoint
 from pytest_swe.agentkit.endpoint import loopback_target
 from pytest_swe.agentkit.execbridge import ExecServer
@@ -104,17 +105,17 @@ class CommandAgent:
         return self.endpoint.base_url if self.wants_bridge else None
 
     def run(self, ctx: AgentContext) -> AgentResult:
-        assert ctx.sandbox is not None
+        sandbox = required_sandbox(ctx, self.name)
         if ctx.budget is not None:
             ctx.budget.check()  # the command's calls cannot be counted while it runs: refuse it up front
         limit = time_limit(self.limits, ctx.timeout)
-        upload_files(ctx.sandbox, self.options.files, ctx.task.instance_id)
+        upload_files(sandbox, self.options.files, ctx.task.instance_id)
         problem_file = ctx.artifacts / "problem_statement.md"
         problem_file.write_text(ctx.task.problem_statement, encoding="utf-8")
         if self.options.mode == "host":
-            outcome = self._run_on_host(ctx, limit, problem_file)
+            outcome = self._run_on_host(ctx, sandbox, limit, problem_file)
         else:
-            outcome = self._run_in_sandbox(ctx, limit)
+            outcome = self._run_in_sandbox(ctx, sandbox, limit)
         result = self._result(ctx, outcome, limit)
         if ctx.budget is not None:
             ctx.budget.charge(result.usage.cost, calls=result.usage.calls)
@@ -151,9 +152,7 @@ class CommandAgent:
 
     # -- sandbox mode -------------------------------------------------------------------------
 
-    def _run_in_sandbox(self, ctx: AgentContext, limit: float) -> dict[str, Any]:
-        sandbox = ctx.sandbox
-        assert sandbox is not None
+    def _run_in_sandbox(self, ctx: AgentContext, sandbox: Sandbox, limit: float) -> dict[str, Any]:
         started = time.monotonic()
         problem_path = f"{IO_DIR}/problem_statement.md"
         result_path = f"{IO_DIR}/result.json"
@@ -199,9 +198,9 @@ class CommandAgent:
 
     # -- host mode ----------------------------------------------------------------------------
 
-    def _run_on_host(self, ctx: AgentContext, limit: float, problem_file: Path) -> dict[str, Any]:
-        sandbox = ctx.sandbox
-        assert sandbox is not None
+    def _run_on_host(
+        self, ctx: AgentContext, sandbox: Sandbox, limit: float, problem_file: Path
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + limit
         server = ExecServer(
             sandbox,
@@ -246,7 +245,7 @@ class CommandAgent:
                 except subprocess.TimeoutExpired:
                     _kill_group(proc)
                     code, timed_out = None, True
-                except BaseException:
+                except BaseException:  # Ctrl-C or SIGTERM too: the command's processes must not outlive it
                     _kill_group(proc)
                     raise
         finally:

@@ -36,6 +36,7 @@ from pytest_swe.agentkit.chat import ChatClient
 from pytest_swe.agentkit.chat import ChatResponse
 from pytest_swe.agentkit.chat import EndpointDeadline
 from pytest_swe.agentkit.chat import ModelEndpointError
+from pytest_swe.agentkit.context import required_sandbox
 from pytest_swe.agentkit.endpoint import ModelEndpoint
 from pytest_swe.agentkit.trajectory import Trajectory
 from pytest_swe.api.agent import AgentContext
@@ -183,10 +184,9 @@ class _Run:
     """One task's loop; holds the conversation, usage and trajectory."""
 
     def __init__(self, agent: LlmAgent, ctx: AgentContext) -> None:
-        assert ctx.sandbox is not None
         self.agent = agent
         self.ctx = ctx
-        self.sandbox = ctx.sandbox
+        self.sandbox = required_sandbox(ctx, agent.name)
         self.endpoint = agent.endpoint
         self.options = agent.options
         self.step_limit = agent.limits.steps if agent.limits.steps is not None else DEFAULT_STEP_LIMIT
@@ -359,6 +359,7 @@ class _Run:
                 self.reply(call_id, "submitted")
                 record["actions"].append({"tool": "submit"})
                 continue
+            error: str | None
             try:
                 args = json.loads(function.get("arguments") or "{}")
             except ValueError as exc:

@@ -25,12 +25,13 @@ from typing import Any
 import pytest
 
 from pytest_swe.agentkit.budget import BudgetExhausted
-from pytest_swe.agentkit.budget import RunBudget
 from pytest_swe.agentkit.budget import parse_limits
 from pytest_swe.agentkit.budget import time_limit
+from pytest_swe.agentkit.context import required_sandbox
 from pytest_swe.agentkit.endpoint import ModelEndpoint
 from pytest_swe.api.agent import AgentContext
 from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import CallBudget
 from pytest_swe.api.agent import ExitStatus
 from pytest_swe.api.agent import Usage
 from pytest_swe.api.errors import ConfigError
@@ -83,7 +84,7 @@ class SandboxEnvironment:
         self.ignored = sorted(ignored)
         self.config = {"cwd": cwd, "timeout": timeout, "env": self.env, "forward_env": self.forward_env}
 
-    def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+    def execute(self, action: dict[str, Any], cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
         """Run ``action["command"]``; a timeout kills it and is reported, never raised (as in mini)."""
         command = action.get("command", "")
         limit = float(timeout or self.timeout)
@@ -151,7 +152,7 @@ class ModelQueryFailed(Exception):
 class MeteredModel:
     """Wraps a mini-swe-agent model: reserves each call in the run's budget, tells endpoint faults apart."""
 
-    def __init__(self, model: Any, budget: RunBudget | None) -> None:
+    def __init__(self, model: Any, budget: CallBudget | None) -> None:
         self.model = model
         self.budget = budget
         self.prompt_tokens = 0
@@ -166,12 +167,12 @@ class MeteredModel:
         if self.budget is not None:
             self.budget.reserve_call()
         try:
-            message = self.model.query(messages, **kwargs)
+            message: dict[str, Any] = self.model.query(messages, **kwargs)
         except InterruptAgentFlow as exc:  # a format error: the call was made (and billed)
             if self.budget is not None and exc.messages:
                 self.budget.charge(exc.messages[0].get("extra", {}).get("cost", 0.0))
             raise
-        except Exception as exc:
+        except Exception as exc:  # litellm and the provider SDKs behind it raise types of their own
             status = getattr(exc, "status_code", None)
             where = f"HTTP {status}: " if status else ""
             raise ModelQueryFailed(f"{where}{type(exc).__name__}: {exc}") from exc
@@ -238,12 +239,12 @@ class MiniSweAgent:
         from minisweagent.agents.default import DefaultAgent
         from minisweagent.models import get_model
 
-        assert ctx.sandbox is not None
+        sandbox = required_sandbox(ctx, self.name)
         limit = time_limit(self.limits, ctx.timeout)
         env_config = dict(self.base_config.get("environment") or {})
         explicit_cwd = ((self.settings.get("mini") or {}).get("environment") or {}).get("cwd")
         environment = SandboxEnvironment(
-            ctx.sandbox,
+            sandbox,
             **{k: v for k, v in env_config.items() if k not in ("cwd", "timeout", "environment_class")},
             cwd=explicit_cwd or ctx.task.workdir,
             timeout=min(float(env_config.get("timeout") or ctx.command_timeout), ctx.command_timeout),
@@ -264,7 +265,7 @@ class MiniSweAgent:
         agent_config["output_path"] = trajectory
         try:
             agent = DefaultAgent(model, environment, **agent_config)
-        except Exception as exc:
+        except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
             raise ConfigError(f"agent 'mini-swe-agent': invalid agent config: {exc}") from None
         try:
             info = agent.run(ctx.task.problem_statement)
@@ -274,7 +275,7 @@ class MiniSweAgent:
             )
         except (BudgetExhausted, SweError):
             raise
-        except Exception as exc:
+        except Exception as exc:  # mini-swe-agent's own code: graded on what it changed, the reason on record
             return self._result(
                 agent,
                 model,

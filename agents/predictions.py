@@ -153,9 +153,10 @@ def _id_in_text(line: str) -> str | None:
     if match is None:
         return None
     try:
-        return json.loads(f'"{match.group(1)}"')
+        instance_id: str = json.loads(f'"{match.group(1)}"')  # a JSON string literal decodes to a str
     except json.JSONDecodeError:
         return None
+    return instance_id
 
 
 def _read(path: Path, duplicates: str) -> Predictions:

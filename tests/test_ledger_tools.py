@@ -12,6 +12,7 @@ from xml.sax.saxutils import quoteattr
 import pytest
 
 from pytest_swe.tools import report
+from pytest_swe.tools.cli import main
 from pytest_swe.tools.ledger_tools import diff_cases
 from pytest_swe.tools.ledger_tools import merge_ledgers
 
@@ -336,3 +337,29 @@ def test_commands_piped_to_a_closed_reader_exit_quietly(tmp_path: Path) -> None:
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 141, (args, err)
         assert first and err == "", (args, err)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("<testsuites><testsuite>", "no element found"),
+        ("<html/>", "Invalid format"),
+        ("", "no element found"),
+    ],
+)
+def test_a_ledger_that_is_not_junit_is_reported_by_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, reason: str
+) -> None:
+    bad = tmp_path / "bad.xml"
+    bad.write_text(content)
+    good, _ = shards(tmp_path)
+    for command, prefix in [
+        (["report", str(bad)], f"pytest-swe report: cannot read {bad}: "),
+        (["diff", str(good), str(bad)], "pytest-swe diff: cannot read a ledger: "),
+        (["merge", str(tmp_path / "o.xml"), str(good), str(bad)], "pytest-swe merge: "),
+        (["export", str(bad)], "pytest-swe export: "),
+    ]:
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.startswith(prefix) and reason in err, (command, err)
+    assert not (tmp_path / "o.xml").exists()

@@ -1,25 +1,34 @@
-"""A small client for OpenAI-compatible Chat Completions endpoints (standard library only).
+"""A small client for OpenAI-compatible Chat Completions endpoints.
 
-Only ``urllib`` is used: one blocking request per agent step needs no connection pool or
-async runtime, and an agent harness should not pin an SDK version for its users. Errors
-keep the HTTP status and the response body, because "the endpoint said 401: invalid key"
-is what a user needs to see in the ledger; 429, 5xx and dropped connections are retried
-with exponential backoff (honouring ``Retry-After``).
+One blocking request per agent step, over ``httpx`` (per-phase timeouts, redirects, proxies
+from the environment) with the retry loop run by ``tenacity``; no model SDK, because an agent
+harness should not pin an SDK version for its users. Errors keep the HTTP status and the
+response body, because "the endpoint said 401: invalid key" is what a user needs to see in the
+ledger; 429, 5xx and dropped connections are retried with exponential backoff (honouring
+``Retry-After``), never past the caller's deadline.
 """
 
 from __future__ import annotations
 
-import http.client
+import functools
 import json
 import random
+import ssl
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
+from typing import NoReturn
+
+import httpx
+from tenacity import RetryCallState
+from tenacity import Retrying
+from tenacity import retry_if_exception_type
+from tenacity import stop_after_attempt
+from tenacity import wait_exponential
+from tenacity.stop import stop_base
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
 MAX_BODY_CHARS = 2000
@@ -76,57 +85,75 @@ class ChatClient:
         return self.base_url.rstrip("/") + "/chat/completions"
 
     def complete(self, payload: Mapping[str, Any], *, deadline: float | None = None) -> ChatResponse:
-        """Send one request, retrying transient failures until ``deadline`` (a ``time.monotonic`` value)."""
+        """Send one request, retrying transient failures until ``deadline`` (a ``time.monotonic`` value).
+
+        ``retries`` more attempts follow the first; the wait before attempt n+1 is the server's
+        ``Retry-After`` or ``backoff * 2**(n-1)``, at most ``max_backoff``, plus up to 10% jitter,
+        and never past the deadline.
+        """
         data = json.dumps(payload).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json", **self.extra_headers}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        attempt = 0
-        while True:
-            attempt += 1
+        exponential = wait_exponential(multiplier=self.backoff, max=self.max_backoff)
+
+        def delay(state: RetryCallState) -> float:
+            failure = _failure(state)
+            wait = failure.retry_after if failure.retry_after is not None else exponential(state)
+            wait = min(wait, self.max_backoff) * (1 + random.uniform(0, 0.1))
+            if deadline is not None:
+                wait = min(wait, max(deadline - time.monotonic(), 0))
+            return wait
+
+        def give_up(state: RetryCallState) -> NoReturn:
+            failure = _failure(state)
+            if state.attempt_number > self.retries:
+                raise ModelEndpointError(
+                    failure.reason, status=failure.status, body=failure.body, attempts=state.attempt_number
+                ) from None
+            raise EndpointDeadline(
+                f"the time limit ran out while the endpoint failed: {failure.reason}"
+            ) from None
+
+        retrying = Retrying(
+            retry=retry_if_exception_type(_Retryable),
+            stop=stop_after_attempt(self.retries + 1) | _StopAt(deadline),
+            wait=delay,
+            sleep=self.sleep,
+            retry_error_callback=give_up,
+        )
+        attempts = 0
+
+        def attempt(client: httpx.Client) -> ChatResponse:
+            nonlocal attempts
+            attempts += 1
             timeout = self.request_timeout
             if deadline is not None:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise EndpointDeadline("no time left for a model request")
                 timeout = min(timeout, remaining)
-            try:
-                return self._once(data, headers, timeout, attempt)
-            except _Retryable as exc:
-                if attempt > self.retries:
-                    raise ModelEndpointError(
-                        exc.reason, status=exc.status, body=exc.body, attempts=attempt
-                    ) from None
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise EndpointDeadline(
-                        f"the time limit ran out while the endpoint failed: {exc.reason}"
-                    ) from None
-                delay = exc.retry_after if exc.retry_after is not None else self.backoff * 2 ** (attempt - 1)
-                delay = min(delay, self.max_backoff) * (1 + random.uniform(0, 0.1))
-                if deadline is not None:
-                    delay = min(delay, max(deadline - time.monotonic(), 0))
-                self.sleep(delay)
-            except ModelEndpointError as exc:
-                exc.attempts = attempt
-                raise
+            return self._once(client, data, headers, timeout, attempts)
 
-    def _once(self, data: bytes, headers: dict[str, str], timeout: float, attempt: int) -> ChatResponse:
-        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        with httpx.Client(follow_redirects=True, verify=_system_tls()) as client:
+            response: ChatResponse = retrying(attempt, client)
+            return response
+
+    def _once(
+        self, client: httpx.Client, data: bytes, headers: dict[str, str], timeout: float, attempt: int
+    ) -> ChatResponse:
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                body = response.read()
-        except urllib.error.HTTPError as exc:
-            text = _body_text(exc)
-            if exc.code in RETRYABLE_STATUS:
-                raise _Retryable(
-                    f"{exc.code} {exc.reason}", exc.code, text, _retry_after(exc.headers)
-                ) from None
-            raise ModelEndpointError(
-                f"{exc.code} {exc.reason} from {self.url}", status=exc.code, body=text
+            with client.stream("POST", self.url, content=data, headers=headers, timeout=timeout) as reply:
+                if not reply.is_success:
+                    self._refuse(reply, attempt)
+                body = reply.read()
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            # A malformed base_url is a settings mistake, never worth a retry.
+            raise ValueError(f"cannot send a request to {self.url!r}: {exc}") from None
+        except httpx.RequestError as exc:  # refused, reset, timed out, cut short
+            raise _Retryable(
+                f"cannot reach {self.url}: {str(exc) or type(exc).__name__}", None, "", None
             ) from None
-        except (OSError, http.client.HTTPException) as exc:  # refused, reset, timed out, cut short
-            reason = getattr(exc, "reason", exc)
-            raise _Retryable(f"cannot reach {self.url}: {reason}", None, "", None) from None
         try:
             parsed = json.loads(body)
             choice = parsed["choices"][0]
@@ -151,6 +178,16 @@ class ChatClient:
             attempts=attempt,
         )
 
+    def _refuse(self, reply: httpx.Response, attempt: int) -> NoReturn:
+        """Raise for a non-2xx answer: retryable statuses as such, the rest for good."""
+        text = _body_text(reply)
+        status = f"{reply.status_code} {reply.reason_phrase}"
+        if reply.status_code in RETRYABLE_STATUS:
+            raise _Retryable(status, reply.status_code, text, _retry_after(reply.headers))
+        raise ModelEndpointError(
+            f"{status} from {self.url}", status=reply.status_code, body=text, attempts=attempt
+        )
+
 
 class _Retryable(Exception):
     def __init__(self, reason: str, status: int | None, body: str, retry_after: float | None) -> None:
@@ -161,17 +198,43 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-def _body_text(exc: urllib.error.HTTPError) -> str:
+class _StopAt(stop_base):
+    """Stop retrying once the ``time.monotonic`` deadline has passed (never when it is None)."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+@functools.cache
+def _system_tls() -> ssl.SSLContext:
+    """The system's trust store (and ``SSL_CERT_FILE``/``SSL_CERT_DIR``), as urllib would use:
+    httpx's own default is certifi's bundle, which misses a company's private CA."""
+    return ssl.create_default_context()
+
+
+def _failure(state: RetryCallState) -> _Retryable:
+    """The transient failure tenacity is deciding about (it retries nothing else)."""
+    failure = state.outcome.exception() if state.outcome is not None else None
+    if not isinstance(failure, _Retryable):
+        raise TypeError(f"expected a transient endpoint failure, got {failure!r}")
+    return failure
+
+
+def _body_text(reply: httpx.Response) -> str:
     try:
-        data = exc.read()
-    except OSError:
+        data = reply.read()
+    except httpx.RequestError:  # the body was cut short: the status alone is the report
         return ""
     text = data.decode("utf-8", errors="replace").strip()
     return text if len(text) <= MAX_BODY_CHARS else text[:MAX_BODY_CHARS] + " [...]"
 
 
-def _retry_after(headers: Any) -> float | None:
-    value = headers.get("Retry-After") if headers is not None else None
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds from a ``Retry-After`` header (the HTTP-date form is ignored)."""
+    value = headers.get("Retry-After")
     try:
         return max(float(value), 0.0) if value is not None else None
     except ValueError:

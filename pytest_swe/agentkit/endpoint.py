@@ -21,6 +21,7 @@ import ipaddress
 import os
 import shutil
 import socket
+import socketserver
 import tempfile
 import threading
 import urllib.parse
@@ -101,7 +102,7 @@ def loopback_target(base_url: str) -> tuple[str, int]:
         infos = socket.getaddrinfo(parsed.hostname, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise ConfigError(f"agent.base_url {base_url!r}: cannot resolve {parsed.hostname!r}: {exc}") from None
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]  # the host of an AF_INET or AF_INET6 sockaddr
     if not addresses or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
         raise ConfigError(
             f"agent.base_url {base_url!r} is not on this host's loopback: a sandbox can only be bridged to a "
@@ -130,41 +131,24 @@ class EndpointBridge:
         self.connections = 0
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
-        self._closed = threading.Event()
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(self.socket_path)
+        self._server = _BridgeServer(self.socket_path, self)
         os.chmod(self.socket_path, 0o777)  # any user the sandbox runs commands as may connect
-        self._server.listen(16)
-        self._server.settimeout(0.2)
         with open(os.path.join(self.host_dir, FORWARDER_NAME), "w") as fh:
             fh.write(SANDBOX_FORWARDER)
-        self._thread = threading.Thread(target=self._serve, name="pytest-swe-endpoint-bridge", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name="pytest-swe-endpoint-bridge",
+            daemon=True,
+        )
         self._thread.start()
 
     @property
     def mounts(self) -> dict[str, str]:
         return {self.host_dir: self.sandbox_dir}
 
-    def _serve(self) -> None:
-        # Only this thread touches the listening socket, and it closes it itself: closing it from
-        # another thread could let a pending accept() take a connection from a socket that reuses its fd.
-        try:
-            while not self._closed.is_set():
-                try:
-                    client, _ = self._server.accept()
-                except TimeoutError:
-                    continue
-                except OSError:
-                    return
-                if not self._slots.acquire(blocking=False):
-                    client.close()
-                    continue
-                threading.Thread(target=self._handle, args=(client,), daemon=True).start()
-        finally:
-            self._server.close()
-
-    def _handle(self, client: socket.socket) -> None:
+    def pipe_to_target(self, client: socket.socket) -> None:
+        """Connect to the fixed target and pipe bytes both ways until both sides are done."""
         upstream: socket.socket | None = None
         try:
             family = socket.AF_INET6 if ":" in self.target[0] else socket.AF_INET
@@ -180,17 +164,15 @@ class EndpointBridge:
             _pipe(client, upstream)
             back.join()
         except OSError:
-            pass
+            pass  # the target refused or dropped the connection: the client sees it closed
         finally:
             with self._lock:
                 self._open.discard(client)
                 if upstream is not None:
                     self._open.discard(upstream)
-            for sock in (client, upstream):
-                if sock is not None:
-                    with contextlib.suppress(OSError):
-                        sock.close()
-            self._slots.release()
+            if upstream is not None:
+                with contextlib.suppress(OSError):
+                    upstream.close()
 
     def start_in_sandbox(self, sandbox: Sandbox, *, timeout: float = 30) -> str:
         """Start the in-sandbox forwarder; returns the URL the agent in the sandbox should use."""
@@ -207,14 +189,45 @@ class EndpointBridge:
         return rewrite_url(self.base_url, int(port))
 
     def close(self) -> None:
-        self._closed.set()
+        # serve_forever leaves its accept loop first; only then is the listening socket closed, so no
+        # pending accept() can take a connection from a socket that reuses its descriptor.
+        self._server.shutdown()
         self._thread.join(timeout=5)
+        self._server.server_close()
         with self._lock:
             for sock in list(self._open):
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
                     sock.close()
         shutil.rmtree(self.host_dir, ignore_errors=True)
+
+
+class _BridgeServer(socketserver.ThreadingUnixStreamServer):
+    """Accepts sandbox connections on the Unix socket, at most MAX_CONNECTIONS at once."""
+
+    daemon_threads = True
+    request_queue_size = 16
+
+    def __init__(self, path: str, bridge: EndpointBridge) -> None:
+        self.bridge = bridge
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(path, _BridgeHandler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        return self.slots.acquire(blocking=False)  # a connection past the limit is closed at once
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+class _BridgeHandler(socketserver.BaseRequestHandler):
+    server: _BridgeServer
+
+    def handle(self) -> None:
+        self.server.bridge.pipe_to_target(self.request)
 
 
 def _pipe(source: socket.socket, dest: socket.socket) -> None:

@@ -18,11 +18,13 @@ import json
 import os
 import shutil
 import socket
+import socketserver
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from pytest_swe.api.sandbox import Sandbox
 
@@ -52,12 +54,13 @@ class ExecServer:
         self.dir = tempfile.mkdtemp(prefix="pytest-swe-exec-")
         self.socket_path = os.path.join(self.dir, "exec.sock")
         self._lock = threading.Lock()
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(self.socket_path)
-        self._server.listen(8)
-        self._server.settimeout(0.2)
-        self._closed = threading.Event()
-        self._thread = threading.Thread(target=self._serve, name="pytest-swe-exec", daemon=True)
+        self._server = _UnixServer(self.socket_path, self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name="pytest-swe-exec",
+            daemon=True,
+        )
         self._thread.start()
 
     def write_helper(self, path: Path) -> Path:
@@ -68,37 +71,10 @@ class ExecServer:
         path.chmod(0o755)
         return path
 
-    def _serve(self) -> None:
-        # This thread alone uses and closes the listening socket (see EndpointBridge._serve).
-        try:
-            while not self._closed.is_set():
-                try:
-                    conn, _ = self._server.accept()
-                except TimeoutError:
-                    continue
-                except OSError:
-                    return
-                threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
-        finally:
-            self._server.close()
-
-    def _handle(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                conn.settimeout(REQUEST_TIMEOUT)
-                request = json.loads(_read_all(conn, MAX_REQUEST))
-                conn.settimeout(None)
-                reply = self._run(request)
-            except Exception as exc:  # a bad request or a sandbox fault: the client reports it
-                reply = {
-                    "exit_code": 125,
-                    "output": f"pytest-swe exec: {type(exc).__name__}: {exc}\n",
-                    "timed_out": False,
-                }
-            with contextlib.suppress(OSError):
-                conn.sendall(json.dumps(reply).encode())
-
-    def _run(self, request: dict) -> dict:
+    def execute(self, request: Any) -> dict[str, Any]:
+        """Run one request in the sandbox; the reply's shape is the client's exit status and output."""
+        if not isinstance(request, dict):
+            raise ValueError("the request must be a JSON object")
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             return {
@@ -118,21 +94,46 @@ class ExecServer:
         return {"exit_code": result.exit_code, "output": result.output, "timed_out": result.timed_out}
 
     def close(self) -> None:
-        self._closed.set()
+        # serve_forever's own thread leaves the accept loop; only then is the socket closed, so no
+        # pending accept() can take a connection from a socket that reuses its descriptor.
+        self._server.shutdown()
         self._thread.join(timeout=5)
+        self._server.server_close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _read_all(conn: socket.socket, limit: int | None = None) -> bytes:
-    chunks, size = [], 0
-    while True:
-        data = conn.recv(65536)
-        if not data:
-            return b"".join(chunks)
-        chunks.append(data)
-        size += len(data)
-        if limit is not None and size > limit:
-            raise ValueError("request too large")
+class _Handler(socketserver.StreamRequestHandler):
+    """One connection: read the request to EOF, run it, write the reply, close."""
+
+    timeout = REQUEST_TIMEOUT  # for reading the request; the command itself has its own
+
+    server: _UnixServer
+
+    def handle(self) -> None:
+        try:
+            raw = self.rfile.read(MAX_REQUEST + 1)
+            if len(raw) > MAX_REQUEST:
+                raise ValueError("request too large")
+            request = json.loads(raw)
+            self.connection.settimeout(None)
+            reply = self.server.owner.execute(request)
+        except Exception as exc:  # a bad request or any fault of the provider's exec: the client reports it
+            reply = {
+                "exit_code": 125,
+                "output": f"pytest-swe exec: {type(exc).__name__}: {exc}\n",
+                "timed_out": False,
+            }
+        with contextlib.suppress(OSError):
+            self.wfile.write(json.dumps(reply).encode())
+
+
+class _UnixServer(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True  # a command still running never holds up close()
+    request_queue_size = 8
+
+    def __init__(self, path: str, owner: ExecServer) -> None:
+        self.owner = owner
+        super().__init__(path, _Handler)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         conn.connect(path)
         conn.sendall(json.dumps(request).encode())
         conn.shutdown(socket.SHUT_WR)
-        reply = json.loads(_read_all(conn))
+        with conn.makefile("rb") as stream:
+            reply = json.loads(stream.read())
     sys.stdout.write(reply.get("output", ""))
     sys.stdout.flush()
     if reply.get("timed_out"):

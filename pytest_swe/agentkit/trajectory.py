@@ -33,21 +33,16 @@ class Trajectory:
     def __init__(self, path: Path, **info: Any) -> None:
         self.path = path
         self.started = time.time()
+        # The same lists live in ``data``: appending to them is what the next save writes.
+        self.messages: list[dict[str, Any]] = []
+        self.steps: list[dict[str, Any]] = []
         self.data: dict[str, Any] = {
             "format": FORMAT,
             "info": {"started": self.started, "exit_status": None, "message": "", **info},
             "usage": {},
-            "steps": [],
-            "messages": [],
+            "steps": self.steps,
+            "messages": self.messages,
         }
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        return self.data["messages"]
-
-    @property
-    def steps(self) -> list[dict[str, Any]]:
-        return self.data["steps"]
 
     def finish(self, exit_status: str, message: str = "", **info: Any) -> None:
         self.data["info"].update(exit_status=exit_status, message=message, finished=time.time(), **info)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from typing import cast
 
 import yaml
 from omegaconf import DictConfig
@@ -69,7 +70,7 @@ def _absolute(value: str, base: Path) -> str:
     return str(path if path.is_absolute() else (base / path).resolve())
 
 
-def _normalise_layer(layer: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
+def _normalize_layer(layer: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
     """Expand shorthands and make the layer's relative paths absolute against its own file."""
     layer = dict(layer)
     for key, field in SHORTHAND_KEYS.items():
@@ -125,7 +126,7 @@ def _file_layers(path: Path, seen: tuple[Path, ...] = ()) -> list[dict[str, Any]
         if not base_path.is_file():
             raise ConfigError(f"{path}: 'extends' names {base!r}, which does not exist ({base_path})")
         layers.extend(_file_layers(base_path, (*seen, path)))
-    layers.append(_normalise_layer(data, path.parent))
+    layers.append(_normalize_layer(data, path.parent))
     return layers
 
 
@@ -138,7 +139,8 @@ def parse_dotlist(items: Iterable[str]) -> dict[str, Any]:
                 f"--swe-set {item!r}: expected KEY=VALUE (for example --swe-set timeouts.eval=600)"
             )
         try:
-            cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([item]))
+            # Merged into a DictConfig, the result is a DictConfig.
+            cfg = cast(DictConfig, OmegaConf.merge(cfg, OmegaConf.from_dotlist([item])))
         except OmegaConfBaseException as exc:
             raise ConfigError(f"--swe-set {item!r}: {exc}") from None
         except yaml.YAMLError as exc:  # the value is parsed as YAML: "{{x}}" is a mapping, quote it
@@ -194,19 +196,19 @@ def load_benchmark(
     if extra_config is not None:
         layers += _file_layers(Path(extra_config))
     if cli_layer:
-        layers.append(_normalise_layer(dict(cli_layer), None))
+        layers.append(_normalize_layer(dict(cli_layer), None))
     if overrides:
-        layers.append(_normalise_layer(dict(overrides), Path.cwd()))
+        layers.append(_normalize_layer(dict(overrides), Path.cwd()))
     cfg = _merge(list(layers), source)
     missing = OmegaConf.missing_keys(cfg)
     if missing:
         raise ConfigError(missing_values_message(source, missing))
     try:
-        data = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+        # A merge of mappings is a DictConfig, so its container is a dict.
+        data = cast("dict[str, Any]", OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True))
     except OmegaConfBaseException as exc:
         key = getattr(exc, "full_key", None)
         raise ConfigError(f"{source}: cannot resolve {key or 'config'}: {exc.msg}") from None
-    assert isinstance(data, dict)
     data["file"] = source
     for key in ("dataset", "agent", "provider"):
         if data.get(key) is None:

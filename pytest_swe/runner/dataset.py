@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 from filelock import FileLock
 
 from pytest_swe.api.errors import DatasetUnavailable
@@ -32,12 +33,12 @@ IdOf = Callable[[dict[str, Any]], str]
 
 
 def cache_root() -> Path:
-    """Where indexes and downloaded datasets are kept (``PYTEST_SWE_CACHE`` overrides)."""
+    """Where indexes and downloaded datasets are kept: ``PYTEST_SWE_CACHE``, else the platform's
+    user cache (``$XDG_CACHE_HOME/pytest-swe``, by default ``~/.cache/pytest-swe``, on Linux)."""
     root = os.environ.get("PYTEST_SWE_CACHE")
     if root:
         return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "pytest-swe"
+    return Path(platformdirs.user_cache_dir("pytest-swe", appauthor=False))
 
 
 @dataclass(frozen=True)
@@ -86,17 +87,18 @@ class DatasetIndex:
     def _parquet_row(self, locator: int) -> dict[str, Any]:
         import pyarrow.parquet as pq
 
-        if self._parquet is None:
+        starts = self._row_group_starts
+        if self._parquet is None or starts is None:
             self._parquet = pq.ParquetFile(self.path)
             starts, total = [], 0
             for i in range(self._parquet.num_row_groups):
                 starts.append(total)
                 total += self._parquet.metadata.row_group(i).num_rows
             self._row_group_starts = starts
-        assert self._row_group_starts is not None
-        group = max(i for i, start in enumerate(self._row_group_starts) if start <= locator)
+        group = max(i for i, start in enumerate(starts) if start <= locator)
         table = self._parquet.read_row_group(group)
-        return table.slice(locator - self._row_group_starts[group], 1).to_pylist()[0]
+        row: dict[str, Any] = table.slice(locator - starts[group], 1).to_pylist()[0]
+        return row
 
 
 # --- indexing ---------------------------------------------------------------------------------
@@ -110,7 +112,7 @@ def _fingerprint(path: Path, id_fields: Sequence[str]) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[str | None], array]:
+def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[str | None], array[int]]:
     ids: list[str | None] = []
     offsets = array("q")
     pattern = re.compile(_ID_PATTERN.format(field=re.escape(id_field)).encode())
@@ -140,11 +142,15 @@ def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[st
 
 
 def _index_parquet(path: Path, id_fields: Sequence[str], id_of: IdOf | None) -> tuple[list[str | None], range]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema_names = set(pq.read_schema(path).names)
-    columns = [c for c in id_fields if c in schema_names]
-    table = pq.read_table(path, columns=columns)
+    try:
+        schema_names = set(pq.read_schema(path).names)
+        columns = [c for c in id_fields if c in schema_names]
+        table = pq.read_table(path, columns=columns)
+    except pa.ArrowException as exc:  # a corrupt or foreign file (I/O errors are plain OSError)
+        raise DatasetUnavailable(f"cannot read dataset {path}: {type(exc).__name__}: {exc}") from None
     ids: list[str | None]
     if id_of is None:
         ids = table.column(columns[0]).to_pylist() if columns else [None] * table.num_rows
@@ -215,10 +221,6 @@ def open_local(
                 raise DatasetUnavailable(f"{path}: unsupported dataset format (use .jsonl, .json or .parquet)")
         except OSError as exc:
             raise DatasetUnavailable(f"cannot read dataset {path}: {exc}") from None
-        except DatasetUnavailable:
-            raise
-        except Exception as exc:  # pyarrow raises its own types for corrupt files
-            raise DatasetUnavailable(f"cannot read dataset {path}: {type(exc).__name__}: {exc}") from None
         payload = {"ids": ids, "locators": list(locators) if kind == "jsonl" else []}
         tmp = index_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(payload))
@@ -274,7 +276,7 @@ def fetch_hf(source: str, split: str, *, name: str | None = None, revision: str 
                 raise DatasetUnavailable(f"Hugging Face dataset {source!r} is not cached here and {reason}")
         try:
             ds = datasets.load_dataset(source, name, split=split, revision=revision)
-        except Exception as exc:  # the library raises many types: offline, auth, missing split
+        except Exception as exc:  # datasets and its hub client raise many unrelated types (offline, auth, missing split)
             raise DatasetUnavailable(
                 f"cannot load Hugging Face dataset {source!r} (split {split!r}): {type(exc).__name__}: {exc}"
             ) from None

@@ -17,7 +17,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             cases += report.read_cases(Path(path))
-        except Exception as exc:
+        except report.LEDGER_ERRORS as exc:
             print(f"pytest-swe report: cannot read {path}: {exc}", file=sys.stderr)
             return 2
     if not cases:
@@ -140,7 +140,11 @@ def _cmd_images(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from pytest_swe.api.errors import SweError
     from pytest_swe.tools import export
+
+    # ExportError, a bad ledger, a report file not written:
+    failures: tuple[type[Exception], ...] = (SweError, *report.LEDGER_ERRORS)
 
     try:
         data = export.build_export(
@@ -158,7 +162,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             print(f"wrote {len(rows)} prediction(s) to {args.predictions}")
     except BrokenPipeError:
         raise
-    except Exception as exc:
+    except failures as exc:
         print(f"pytest-swe export: {exc}", file=sys.stderr)
         return 2
     for warning in data.warnings:
@@ -176,7 +180,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
     try:
         a_cases, b_cases = report.read_cases(Path(args.a)), report.read_cases(Path(args.b))
-    except Exception as exc:
+    except report.LEDGER_ERRORS as exc:
         print(f"pytest-swe diff: cannot read a ledger: {exc}", file=sys.stderr)
         return 2
     diff = ledger_tools.diff_cases(a_cases, b_cases, a_name=args.a, b_name=args.b)
@@ -192,7 +196,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
     try:
         result = ledger_tools.merge_ledgers([Path(f) for f in args.inputs], Path(args.output))
-    except Exception as exc:
+    except report.LEDGER_ERRORS as exc:  # the output not written is an OSError too
         print(f"pytest-swe merge: {exc}", file=sys.stderr)
         return 2
     for kept, dropped in result.replaced:

@@ -72,11 +72,11 @@ def merge_ledgers(inputs: list[Path], output: Path) -> MergeResult:
                 timestamps.append(suite.timestamp)
             if suite.hostname:
                 hostnames.append(suite.hostname)
-            for prop in suite.properties():
-                if prop.name != MERGED_FROM:
-                    suite_props.setdefault(prop.name, [])
-                    if prop.value not in suite_props[prop.name]:
-                        suite_props[prop.name].append(prop.value)
+            for name, value in report.suite_properties(suite):
+                if name != MERGED_FROM:
+                    suite_props.setdefault(name, [])
+                    if value not in suite_props[name]:
+                        suite_props[name].append(value)
             for element in suite:
                 outcome, message = report._outcome(element)
                 case = Case(
@@ -109,7 +109,7 @@ def merge_ledgers(inputs: list[Path], output: Path) -> MergeResult:
             result.cases += 1
         else:
             result.other_testcases += 1
-    xml_out = JUnitXml("pytest tests")
+    xml_out: Any = JUnitXml("pytest tests")  # junitparser's update_statistics is untyped
     xml_out.add_testsuite(merged)
     xml_out.update_statistics()
     output.parent.mkdir(parents=True, exist_ok=True)

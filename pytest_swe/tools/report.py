@@ -11,6 +11,7 @@ from typing import Any
 from junitparser import Error
 from junitparser import Failure
 from junitparser import JUnitXml
+from junitparser import JUnitXmlError
 from junitparser import Properties
 from junitparser import Skipped
 from junitparser import TestSuite
@@ -56,10 +57,20 @@ def _suites(xml: Any) -> list[TestSuite]:
     return list(xml) if isinstance(xml, JUnitXml) else [xml]
 
 
+def suite_properties(suite: Any) -> list[tuple[str, str]]:
+    """A suite's ``<properties>`` as (name, value) pairs in file order (junitparser's accessor is untyped)."""
+    return [(prop.name, prop.value) for prop in suite.properties()]
+
+
 def case_properties(case: Any) -> dict[str, str]:
     """A testcase's ``<properties>`` (junitparser exposes them only on suites)."""
     props = case.child(Properties)
     return {p.name: p.value for p in props} if props is not None else {}
+
+
+#: What reading a ledger can raise: no such file, malformed XML (ElementTree's and lxml's parse
+#: errors are both SyntaxErrors), a root that is not JUnit, a value that is not a number.
+LEDGER_ERRORS: tuple[type[Exception], ...] = (OSError, SyntaxError, JUnitXmlError, ValueError)
 
 
 def read_cases(path: Path) -> list[Case]:
@@ -80,8 +91,7 @@ def read_suite_properties(path: Path) -> dict[str, str]:
     xml = JUnitXml.fromfile(str(path))
     props: dict[str, str] = {}
     for suite in _suites(xml):
-        for prop in suite.properties():
-            props[prop.name] = prop.value
+        props.update(suite_properties(suite))
     return props
 
 

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from localsandbox import LocalSandbox
 
+from pytest_swe.agentkit.execbridge import MAX_REQUEST
 from pytest_swe.agentkit.execbridge import ExecServer
 from pytest_swe.agents.command import CommandAgent
 from pytest_swe.api.agent import AgentContext
 from pytest_swe.api.agent import ExitStatus
 from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
 from pytest_swe.api.task import Task
 
 
@@ -57,6 +61,41 @@ def test_exec_helper_runs_in_the_sandbox_with_exit_codes_and_timeouts(tmp_path: 
     finally:
         server.close()
     assert (tmp_path / "f.txt").read_text() == "hi\n" and server.count == 3
+
+
+def _ask(socket_path: str, payload: bytes) -> dict[str, Any]:
+    """One raw request to the exec server, the way its client sends one."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(socket_path)
+        conn.sendall(payload)
+        conn.shutdown(socket.SHUT_WR)
+        data = b"".join(iter(lambda: conn.recv(65536), b""))
+    reply: dict[str, Any] = json.loads(data)
+    return reply
+
+
+def test_exec_server_reports_bad_requests_and_the_time_limit(tmp_path: Path) -> None:
+    sandbox = LocalSandbox(tmp_path)
+    server = ExecServer(sandbox, workdir=str(tmp_path), default_timeout=5, deadline=time.monotonic() + 60)
+    try:
+        path = server.socket_path
+        assert _ask(path, json.dumps({"command": "echo ok", "workdir": None}).encode())["output"] == "ok\n"
+        not_json = _ask(path, b"{not json")
+        assert not_json["exit_code"] == 125 and "JSONDecodeError" in not_json["output"]
+        assert "must be a JSON object" in _ask(path, b"[1, 2]")["output"]
+        too_large = _ask(path, b" " * (MAX_REQUEST + 1))
+        assert too_large["exit_code"] == 125 and "request too large" in too_large["output"]
+        server.deadline = time.monotonic() - 1
+        late = _ask(path, json.dumps({"command": "touch late"}).encode())
+        assert (late["exit_code"], late["timed_out"]) == (124, True) and "time limit is over" in late[
+            "output"
+        ]
+    finally:
+        server.close()
+    assert sandbox.commands == ["echo ok"] and server.count == 1
+    assert not Path(path).exists()
+    with pytest.raises(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(path)
 
 
 def test_host_command_edits_the_sandbox_and_reports_usage(
@@ -110,6 +149,15 @@ def test_failing_command_is_an_agent_error_with_stderr(tmp_path: Path) -> None:
     result = agent.run(context(tmp_path))
     assert result.exit_status == ExitStatus.AGENT_ERROR
     assert "exited 4: boom" in result.message
+
+
+def test_an_agent_without_its_sandbox_is_an_infrastructure_error(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    ctx.sandbox = None
+    agent = CommandAgent({"name": "command", "mode": "host", "command": "touch ran"})
+    with pytest.raises(InfraError, match="agent 'command' needs a sandbox"):
+        agent.run(ctx)
+    assert not (tmp_path / "agent" / "ran").exists()
 
 
 def test_command_settings_are_checked_before_any_sandbox() -> None:

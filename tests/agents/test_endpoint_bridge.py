@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +19,7 @@ from modelserver import ScriptedModelServer
 from modelserver import serving
 from modelserver import submit
 
+from pytest_swe.agentkit import endpoint
 from pytest_swe.agentkit.chat import ChatClient
 from pytest_swe.agentkit.endpoint import FORWARDER_NAME
 from pytest_swe.agentkit.endpoint import EndpointBridge
@@ -101,3 +104,44 @@ def test_closing_the_bridge_refuses_new_connections(server: ScriptedModelServer)
     bridge.close()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn, pytest.raises(OSError):
         conn.connect(path)
+
+
+class _Echo(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        while data := self.request.recv(65536):
+            self.request.sendall(data)
+
+
+def _echoes(path: str, data: bytes) -> bool:
+    """Whether a connection through the bridge gets ``data`` back (False: refused or closed)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(5)
+        try:
+            conn.connect(path)
+            conn.sendall(data)
+            return conn.recv(65536) == data
+        except OSError:
+            return False
+
+
+def test_connections_past_the_limit_are_closed_until_a_slot_frees(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(endpoint, "MAX_CONNECTIONS", 1)
+    target = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Echo)
+    target.daemon_threads = True
+    threading.Thread(target=target.serve_forever, daemon=True).start()
+    bridge = EndpointBridge(f"http://127.0.0.1:{target.server_address[1]}/v1")
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as held:
+            held.connect(bridge.socket_path)
+            held.sendall(b"first")
+            assert held.recv(65536) == b"first"
+            assert not _echoes(bridge.socket_path, b"second")
+        deadline = time.monotonic() + 5
+        while not _echoes(bridge.socket_path, b"third") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert time.monotonic() < deadline
+        assert bridge.connections == 2
+    finally:
+        bridge.close()
+        target.shutdown()
+        target.server_close()
