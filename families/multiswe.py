@@ -36,7 +36,6 @@ from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import optional_str
@@ -585,7 +584,6 @@ class MultiSweBenchFamily(BaseFamily):
             pass_to_pass=required["p2p_tests"],
             extra_required={"s2p_tests": required["s2p_tests"], "n2p_tests": required["n2p_tests"]},
             log_parser=parser_name(row, org, repo, settings, instance_id),
-            grade_rule=GradeRule.MSWB_TRANSITION,
             hidden_paths=[FIX_PATCH, TEST_PATCH],
             created_at=created_at_str(row.get("created_at")),
             raw={

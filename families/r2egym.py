@@ -31,7 +31,6 @@ from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import json_mapping
 from pytest_swe.api.task import optional_str
@@ -317,7 +316,6 @@ class R2EGymFamily(BaseFamily):
             test_cmds=[f"bash {RUN_TESTS}"],
             eval_script=eval_script(),
             log_parser="r2e:parse_log_pytest",
-            grade_rule=GradeRule.EXACT_STATUS_MAP,
             hidden_paths=list(HIDDEN_PATHS),
             raw={"repo_name": repo_name, "commit_hash": optional_str(row, "commit_hash", row_id=rid) or ""},
         )

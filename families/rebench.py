@@ -27,7 +27,6 @@ from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import json_mapping
@@ -231,7 +230,6 @@ class RebenchFamily(BaseFamily):
                 repo=repo, base_commit=base_commit, test_patch=test_patch, specs=specs
             ),
             log_parser=specs.log_parser,
-            grade_rule=GradeRule.F2P_P2P_FULL,
             created_at=created_at_str(row.get("created_at")),
         )
 
@@ -507,7 +505,6 @@ class RebenchV2Family(BaseFamily):
             test_cmds=test_cmds,
             eval_script=v2_eval_script(test_cmds),
             log_parser=parser,
-            grade_rule=GradeRule.SUBSET,
             eval_env=dict(V2_ENV),
             created_at=created_at_str(row.get("created_at")),
             raw={"language": language or ""},

@@ -31,7 +31,6 @@ from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import first_present
@@ -587,7 +586,6 @@ class SweBenchExtFamily(BaseFamily):
             pass_to_pass=tests_field(fields, "pass_to_pass", "PASS_TO_PASS", row_id=rid),
             test_cmds=[require_str(fields, "test_command", row_id=rid)],
             log_parser=f"{FAMILY_NAME}:{framework.name or 'auto'}",
-            grade_rule=GradeRule.F2P_P2P_FULL,
             eval_env={"GIT_PAGER": "cat"},
             created_at=created_at_str(first_present(fields, "created_at")),
             raw={"test_framework": framework.name},

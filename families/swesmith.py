@@ -32,7 +32,6 @@ from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import optional_str
@@ -475,7 +474,6 @@ class SweSmithFamily(BaseFamily):
             test_cmds=[command],
             eval_script=eval_script(command),
             log_parser=profile.log_parser,
-            grade_rule=GradeRule.F2P_P2P_FULL,
             created_at=created_at_str(row.get("created_at")),
             raw={
                 "bug_patch": bug_patch,
