@@ -162,7 +162,7 @@ class LineReader:
             _escalate(results, name, status)
 
 
-def _word_status(table: Mapping[str, str], group: str = "status") -> Callable[[re.Match[str]], str]:
+def _word_status(table: Mapping[str, str], group: int | str = "status") -> Callable[[re.Match[str]], str]:
     """A status read from a captured word through a runner's own vocabulary."""
 
     def status(match: re.Match[str]) -> str:

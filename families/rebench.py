@@ -408,18 +408,18 @@ def v2_parser_available(name: str) -> bool:
 def resolve_v2_parser(name: Any, row_id: str) -> str:
     if not isinstance(name, str) or not name.strip():
         raise RowError("install_config.log_parser", "is missing or empty", row=row_id)
-    name = name.strip()
-    if v2_parser_available(name):
-        return name
+    stripped: str = name.strip()
+    if v2_parser_available(stripped):
+        return stripped
     from pytest_swe.families.logparsers import get_parser
 
     try:
-        get_parser(name)
+        get_parser(stripped)
     except KeyError as exc:
         raise RowError(
             "install_config.log_parser", f"{exc}; nor does SWE-rebench V2 register it", row=row_id
         ) from None
-    return name
+    return stripped
 
 
 def v2_eval_script(test_cmds: Iterable[str]) -> str:
@@ -438,10 +438,10 @@ def v2_eval_script(test_cmds: Iterable[str]) -> str:
 def grade_subset(
     status_map: Mapping[str, str], fail_to_pass: Iterable[str], pass_to_pass: Iterable[str]
 ) -> tuple[dict[str, str], dict[str, TestGroup]]:
-    """V2's rule: each required test is met iff its (timing-normalised) name is PASSED.
+    """V2's rule: each required test is met iff its (timing-normalized) name is PASSED.
 
-    Returns the normalised status map and the F2P/P2P groups; later duplicates of a name after
-    normalisation win, as upstream's dict comprehension does.
+    Returns the normalized status map and the F2P/P2P groups; later duplicates of a name after
+    normalization win, as upstream's dict comprehension does.
     """
     normalized = {normalize_test_name(name): status for name, status in status_map.items()}
     passed = {name for name, status in normalized.items() if status == TestStatus.PASSED.value}

@@ -5,7 +5,7 @@ framework's structured-output flag (JUnit XML or JSON written into ``/workspace/
 between the family's ``<<<SWE_BENCH_EXT_TEST_OUTPUT_START/END>>>`` markers, and the result file
 is printed between ``<<<SWE_BENCH_EXT_RESULT_FILE_START/END>>>``. Grading reads the result file
 when there is one, else the runner's console output (with the official log parser of that
-runner), normalises test ids on both sides and resolves a row iff every FAIL_TO_PASS test and
+runner), normalizes test ids on both sides and resolves a row iff every FAIL_TO_PASS test and
 every PASS_TO_PASS test passed; a row without FAIL_TO_PASS tests never resolves.
 
 Rows come flat (NeMo ``swe_env``: ``instance_id, image, base_commit, test_command, ...``) or
@@ -507,7 +507,7 @@ def normalize_test_id(test_id: str) -> str:
 
 
 def match_status(expected: str, parsed: Mapping[str, str], failed_packages: set[str]) -> str:
-    """The status of one (normalised) expected id among the (normalised) parsed ones.
+    """The status of one (normalized) expected id among the (normalized) parsed ones.
 
     An exact match wins; a test in a package that failed as a whole failed; otherwise one
     reported id that ends with the expected one (or the other way round) on a ``::`` boundary

@@ -1,7 +1,7 @@
 """Parsers for Python runners: pytest (``-rA`` summaries and verbose lines), Django, SymPy.
 
 All pytest-based parsers share one :class:`PytestSummaryScanner`; the official harness's
-variants (per-repo names, option normalisation, ANSI handling, the older ``id STATUS``
+variants (per-repo names, option normalization, ANSI handling, the older ``id STATUS``
 form) are configurations of it, so a fix to the line grammar lands in every variant.
 """
 
@@ -41,7 +41,7 @@ def _matplotlib_mouse_buttons(line: str) -> str:
 
 
 def shorten_path_parameter(test_id: str) -> str:
-    """Normalise a parametrize id whose parameter is an absolute path to ``[/<last component>]``.
+    """Normalize a parametrize id whose parameter is an absolute path to ``[/<last component>]``.
 
     Expected ids of requests, pylint and pydicom were recorded on other machines, so a
     temporary directory in a parameter would never match. The parameter runs from the first

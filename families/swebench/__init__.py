@@ -73,7 +73,9 @@ def _benchmark_spec(settings: BenchmarkSettings, repo: str | None, version: str 
     fields = (entry or {}).get("versions", {}).get(str(version)) if isinstance(entry, Mapping) else None
     if fields is None:
         return None
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in {"language": "python", **fields}.items()}
+    values: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in {"language": "python", **fields}.items()
+    }
     try:
         return RepoSpec(**values)
     except (TypeError, ValueError) as exc:
