@@ -42,6 +42,11 @@ from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading import patch_and_run
 
+__all__ = ["FAMILY", "absolute_workdir", "image_from_template", "row_fields"]
+"""What the NeMo Gym lineage shares. nv-internal reads its rows as this family does (flat, or
+with an ``instance_dict``; images from ``images.template``; absolute workdirs) and imports only
+these names from here."""
+
 GRADER_VERSION = "pytest-swe/swe-bench-ext-grader-1 (NeMo Gym parse_and_check_tests semantics)"
 FAMILY_NAME = "swe-bench-ext"
 DEFAULT_WORKDIR = "/workspace/repo"

@@ -40,6 +40,7 @@ from pytest_swe.api.task import test_list
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.families import swebench
 from pytest_swe.grading import patch_and_run
 from pytest_swe.grading.patching import DIFF_DIR
 
@@ -516,8 +517,6 @@ class SweSmithFamily(BaseFamily):
 def grade_log(task: Task, log: str, verdict: Verdict, *, missing_tests_pass: bool = False) -> Verdict:
     """SWE-bench FULL on the (narrowed) F2P/P2P lists, from the text between the markers.
     An empty patch or an empty FAIL_TO_PASS never resolves."""
-    from pytest_swe.families.swebench import grading
-
     section = read_test_output(log)
     if section is None:
         verdict.log_valid = False
@@ -526,7 +525,7 @@ def grade_log(task: Task, log: str, verdict: Verdict, *, missing_tests_pass: boo
     status_map = PARSERS[task.log_parser or "parse_log_pytest"](section)
     verdict.test_results = status_map
     report = tests_report(status_map, task.fail_to_pass, task.pass_to_pass, missing_tests_pass=missing_tests_pass)
-    return grading.settle(
+    return swebench.settle(
         verdict,
         report,
         valid=verdict.log_valid,
@@ -544,10 +543,8 @@ def tests_report(
 ) -> dict[str, TestGroup]:
     """F2P/P2P groups: SWE-bench's rule, or upstream SWE-smith's (a test missing from the log
     passes, SKIPPED counts on neither side) with ``missing_tests_pass``."""
-    from pytest_swe.families.swebench import grading
-
     if not missing_tests_pass:
-        return grading.tests_report(status_map, fail_to_pass, pass_to_pass)
+        return swebench.tests_report(status_map, fail_to_pass, pass_to_pass)
     passing = {TestStatus.PASSED.value, TestStatus.XFAIL.value}
     failing = {TestStatus.FAILED.value, TestStatus.ERROR.value}
     report: dict[str, TestGroup] = {}

@@ -24,6 +24,13 @@ from pytest_swe.api.task import optional_str
 from pytest_swe.api.task import require_str
 from pytest_swe.api.task import str_list
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.families.swebench import LogEval
+from pytest_swe.families.swebench import evaluate_log
+from pytest_swe.families.swebench import modified_paths
+from pytest_swe.families.swebench import official_image_name
+from pytest_swe.families.swebench import record_exit_code
+from pytest_swe.families.swebench import settle
+from pytest_swe.families.swebench import tests_report
 from pytest_swe.grading import patch_and_run
 
 from .rows import FAIL_TO_PASS
@@ -118,7 +125,6 @@ def v1_test_directives(test_patch: str, repo: str) -> list[str]:
 
 def v1_eval_script(*, repo: str, base_commit: str, test_patch: str, specs: RebenchSpecs) -> str:
     """The fork's ``make_eval_script_list_py``, line for line."""
-    from pytest_swe.families.swebench.evalscript import modified_paths
 
     reset = f"git checkout {base_commit} {' '.join(modified_paths(test_patch))}"
     test_command = " ".join([specs.test_cmd, *v1_test_directives(test_patch, repo)])
@@ -148,7 +154,6 @@ def v1_eval_script(*, repo: str, base_commit: str, test_patch: str, specs: Reben
 def v1_image(row: Mapping[str, Any], instance_id: str, settings: BenchmarkSettings) -> str:
     """The row's image column if it has one (the ``filtered`` split does), else the name the fork's
     ``--namespace swerebench`` gives; ``images.template`` / ``images.namespace`` point elsewhere."""
-    from pytest_swe.families.swebench.images import official_image_name
 
     named = optional_str(row, "docker_image", "image_name", "image", row_id=instance_id)
     if named and named.strip():
@@ -207,9 +212,8 @@ class RebenchFamily(BaseFamily):
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         from pytest_swe.families.logparsers import get_parser
         from pytest_swe.families.logparsers import probe_spec
-        from pytest_swe.families.swebench import grading
 
-        script = grading.record_exit_code(task.eval_script or "")
+        script = record_exit_code(task.eval_script or "")
         parser_name = task.log_parser or "parse_log_pytest"
         parser, context = get_parser(parser_name), parse_context(task)
         spec = probe_spec(parser_name, lambda text: parser(text, context))
@@ -224,21 +228,20 @@ def grade_v1_log(task: Task, log: str, verdict: Verdict) -> Verdict:
     all passing. An empty patch or an empty FAIL_TO_PASS never resolves."""
     from pytest_swe.families.logparsers import LogParseError
     from pytest_swe.families.logparsers import get_parser
-    from pytest_swe.families.swebench import grading
 
     parser = get_parser(task.log_parser or "parse_log_pytest")
     context = parse_context(task)
     try:
-        log_eval = grading.evaluate_log(log, lambda text: parser(text, context))
+        log_eval = evaluate_log(log, lambda text: parser(text, context))
     except LogParseError as exc:
-        log_eval = grading.LogEval({}, False, f"the {task.log_parser} parser cannot read the log: {exc}")
+        log_eval = LogEval({}, False, f"the {task.log_parser} parser cannot read the log: {exc}")
     verdict.test_exit_code = log_eval.exit_code
     verdict.log_valid = log_eval.valid
     verdict.test_results = log_eval.status_map
     if not log_eval.valid:
         verdict.reasons.append(f"invalid test log: {log_eval.reason}")
-    report = grading.tests_report(log_eval.status_map, task.fail_to_pass, task.pass_to_pass)
-    return grading.settle(verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass)
+    report = tests_report(log_eval.status_map, task.fail_to_pass, task.pass_to_pass)
+    return settle(verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass)
 
 
 V1_FAMILY = RebenchFamily()

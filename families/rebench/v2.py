@@ -27,7 +27,7 @@ from pytest_swe.api.task import str_list
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
-from pytest_swe.families.swebench.grading import EMPTY_F2P_REASON
+from pytest_swe.families.swebench import EMPTY_F2P_REASON
 from pytest_swe.grading import patch_and_run
 from pytest_swe.grading.patching import DIFF_DIR
 

@@ -14,7 +14,7 @@ from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import rebench
 from pytest_swe.families.rebench import v1 as rebench_v1
-from pytest_swe.families.swebench.grading import EMPTY_F2P_REASON
+from pytest_swe.families.swebench import EMPTY_F2P_REASON
 
 from conftest import REPO
 from conftest import SweProject
