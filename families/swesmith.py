@@ -41,6 +41,8 @@ from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import swebench
+from pytest_swe.families.logparsers import LineForm
+from pytest_swe.families.logparsers import PytestGrammar
 from pytest_swe.grading import patch_and_run
 from pytest_swe.grading.patching import DIFF_DIR
 
@@ -64,41 +66,18 @@ LogParser = Callable[[str], StatusMap]
 # --- log parsers (swesmith/harness/log_parsers.py and the repository profiles) ------------------
 
 
-def _status_words() -> tuple[str, ...]:
-    return tuple(status.value for status in TestStatus)
+_STATUS = "|".join(status.value for status in TestStatus)
 
+parse_log_pytest = PytestGrammar(forms=(LineForm(re.compile(rf"(?P<test>\S+)\s+(?P<status>{_STATUS})")),))
+"""SWE-smith's default: verbose pytest lines ``<id> <STATUS> [ nn%]`` (``^(\\S+)(\\s+)STATUS``)."""
 
-def parse_log_pytest(log: str) -> StatusMap:
-    """SWE-smith's default: verbose pytest lines ``<id> <STATUS> [ nn%]`` (``^(\\S+)(\\s+)STATUS``)."""
-    status_map: StatusMap = {}
-    for line in log.split("\n"):
-        for status in _status_words():
-            match = re.match(rf"^(\S+)(\s+){status}", line)
-            if match:
-                status_map[match.group(1)] = status
-    return status_map
+parse_log_status_first = PytestGrammar(forms=(LineForm(re.compile(rf"(?P<status>{_STATUS})\s(?P<test>\S+)")),))
+"""``-rA`` summary lines ``STATUS <id>`` (the paramiko profile)."""
 
-
-def parse_log_status_first(log: str) -> StatusMap:
-    """``-rA`` summary lines ``STATUS <id>`` (the paramiko profile)."""
-    status_map: StatusMap = {}
-    for line in log.split("\n"):
-        for status in _status_words():
-            match = re.match(rf"^{status}\s(\S+)", line)
-            if match:
-                status_map[match.group(1)] = status
-    return status_map
-
-
-def parse_log_xdist(log: str) -> StatusMap:
-    """``[gwN] STATUS <id>`` lines of pytest-xdist (the autograd profile)."""
-    status_map: StatusMap = {}
-    for line in log.split("\n"):
-        for status in _status_words():
-            match = re.match(rf"^\[gw\d\]\s{status}\s(\S+)", line)
-            if match:
-                status_map[match.group(1)] = status
-    return status_map
+parse_log_xdist = PytestGrammar(
+    forms=(LineForm(re.compile(rf"\[gw\d\]\s(?P<status>{_STATUS})\s(?P<test>\S+)")),)
+)
+"""``[gwN] STATUS <id>`` lines of pytest-xdist (the autograd profile)."""
 
 
 def parse_log_mypy(log: str) -> StatusMap:
