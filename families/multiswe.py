@@ -620,8 +620,10 @@ class MultiSweBenchFamily(BaseFamily):
             verdict.reasons.append("the patch is empty")
             if not ctx.settings.eval.run_empty_patch:
                 return verdict
-        # fix-run.sh applies the patch itself: the pipeline inspects it beforehand and checks
-        # the log afterwards.
+        # fix-run.sh applies the patch itself (git apply of /home/fix.patch inside the image), so
+        # patch_and_run, which applies it first, would leave fix-run.sh nothing to apply. The
+        # pipeline's stages for self-applying scripts run instead: inspect the patch beforehand,
+        # run the script, check the log afterwards; decide() settles the verdict as for all.
         if verdict.patch_exists:
             inspect_model_patch(task, patch, ctx)
         log, exit_code = run_script(task, sandbox, ctx, task.eval_script, path=EVAL_SCRIPT_PATH)

@@ -164,7 +164,9 @@ def test_reward_inflation_trap_on_row_keys() -> None:
     """Reading the empty lowercase column would make the subset rule pass an empty patch."""
     data = row(FAIL_TO_PASS=["tst_filter.sh"], fail_to_pass=[])
     task = rebench.V2_FAMILY.normalize(data, settings())
-    verdict = rebench_v2.grade_v2_log(task, "PASSED tst_h_files\n", Verdict(resolved=False, patch_exists=True))
+    verdict = rebench_v2.grade_v2_log(
+        task, "PASSED tst_h_files\n", Verdict(resolved=False, patch_exists=True)
+    )
     assert task.fail_to_pass == ["tst_filter.sh"] and not verdict.resolved
 
 

@@ -37,7 +37,9 @@ parse_log_haskell = LineReader(
         make_rule(r"\s*(?P<name>.+?)\s*:\s*(?:SKIP|PENDING)\b.*$", SKIPPED, name=stripped_group("name")),
         make_rule(r"\s+(?P<name>.+?)\s+\[(?:✓|✔)\]\s*$", PASSED, "keep", name=stripped_group("name")),
         make_rule(r"\s+(?P<name>.+?)\s+\[(?:✗|✘)\]\s*$", FAILED, name=stripped_group("name")),
-        make_rule(r"\s*(?:✓|✔)\s+(?P<name>.+?)(?:\s+\(.*?\))?\s*$", PASSED, "keep", name=stripped_group("name")),
+        make_rule(
+            r"\s*(?:✓|✔)\s+(?P<name>.+?)(?:\s+\(.*?\))?\s*$", PASSED, "keep", name=stripped_group("name")
+        ),
         make_rule(r"\s*(?:✗|✘)\s+(?P<name>.+?)\s*$", FAILED, name=stripped_group("name")),
         make_rule(r"\s*\d+\)\s+(?P<name>.+?)\s*$", FAILED, name=stripped_group("name")),
         make_rule(r"###\s+Failure\s+in:\s+(?P<name>.+)$", FAILED, name=stripped_group("name")),

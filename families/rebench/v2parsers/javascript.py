@@ -88,7 +88,9 @@ parse_log_js_2 = LineReader(
 parse_log_npx = LineReader(
     (
         make_rule(r"\s*✔\s+(.+?)(?:\s+\(\d+(?:ms)?\))?$", PASSED, name=stripped_group()),
-        make_rule(r"\s*\d+\)\s+(.+)$", FAILED, name=lambda m: re.sub(r"\s+\([^)]+\)$", "", m.group(1).strip())),
+        make_rule(
+            r"\s*\d+\)\s+(.+)$", FAILED, name=lambda m: re.sub(r"\s+\([^)]+\)$", "", m.group(1).strip())
+        ),
     ),
     prepare=str.rstrip,
 )

@@ -18,7 +18,13 @@ parse_lue_nvim = LineReader(
     (
         make_rule(r"(?!.*\|\|)[^\t]*:", None),
         make_rule(r"(?:Fail|Failed)\s*\|\|\s*(.+?)\s*$", FAILED, name=stripped_group()),
-        make_rule(r"(?:Skip|Skipped)\s*\|\|\s*(.+?)\s*$", SKIPPED, "keep", flags=re.IGNORECASE, name=stripped_group()),
+        make_rule(
+            r"(?:Skip|Skipped)\s*\|\|\s*(.+?)\s*$",
+            SKIPPED,
+            "keep",
+            flags=re.IGNORECASE,
+            name=stripped_group(),
+        ),
         make_rule(r"Success\s*\|\|\s*(.+?)\s*$", PASSED, "keep", name=stripped_group()),
     ),
     prepare=lambda line: ANSI_SGR.sub("", line).rstrip(),
