@@ -50,7 +50,7 @@ V2_APPLY_COMMANDS = (
 )
 
 # Every name upstream's NAME_TO_PARSER registers (lib/agent/log_parsers.py). V2's own readers (the
-# V2-only names, and shared names V2 reads differently) are in _rebench_v2_parsers; the other names
+# V2-only names, and shared names V2 reads differently) are in .v2parsers; the other names
 # are read by the shared SWE-bench parsers. A row naming any of these is well formed.
 V2_PARSER_NAMES = frozenset(
     {
