@@ -36,7 +36,6 @@ from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import optional_str
@@ -44,6 +43,8 @@ from pytest_swe.api.task import require_str
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.families.logparsers import LineForm
+from pytest_swe.families.logparsers import PytestGrammar
 from pytest_swe.grading import check_script_run
 from pytest_swe.grading import inspect_model_patch
 from pytest_swe.grading import run_script
@@ -183,8 +184,6 @@ def tests_field(row: Mapping[str, Any], field_name: str, row_id: str) -> list[st
 Parser = Callable[[str], TestResult]
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _PYTEST_WORDS = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS"
-_PYTEST_SUMMARY = re.compile(rf"^({_PYTEST_WORDS})\s+(\S+\.py::\S+)")
-_PYTEST_VERBOSE = re.compile(rf"^(\S+\.py::\S+)\s+({_PYTEST_WORDS})\b")
 _PYTEST_OUTCOME = {
     "PASSED": PASS,
     "XPASS": PASS,
@@ -204,19 +203,26 @@ def _collect(log: str, read: Callable[[str], tuple[str, str] | None]) -> TestRes
     return TestResult.of(outcomes[PASS], outcomes[FAIL], outcomes[SKIP])
 
 
+def _ansi_free_lines(log: str) -> list[str]:
+    return _ANSI.sub("", log).splitlines()
+
+
+_PYTEST = PytestGrammar(
+    lines=_ansi_free_lines,
+    clean=str.strip,
+    forms=(
+        LineForm(re.compile(rf"(?P<status>{_PYTEST_WORDS})\s+(?P<test>\S+\.py::\S+)")),
+        LineForm(re.compile(rf"(?P<test>\S+\.py::\S+)\s+(?P<status>{_PYTEST_WORDS})\b")),
+    ),
+)
+
+
 def parse_pytest(log: str) -> TestResult:
     """pytest ``-v`` lines (``id STATUS``) and ``-rA`` summary lines (``STATUS id``); errors fail."""
-
-    def read(line: str) -> tuple[str, str] | None:
-        summary = _PYTEST_SUMMARY.match(line)
-        if summary:
-            return summary.group(2), _PYTEST_OUTCOME[summary.group(1)]
-        verbose = _PYTEST_VERBOSE.match(line)
-        if verbose:
-            return verbose.group(1), _PYTEST_OUTCOME[verbose.group(2)]
-        return None
-
-    return _collect(log, read)
+    outcomes: dict[str, set[str]] = {PASS: set(), FAIL: set(), SKIP: set()}
+    for test, status in _PYTEST.results(log):
+        outcomes[_PYTEST_OUTCOME[status]].add(test)
+    return TestResult.of(outcomes[PASS], outcomes[FAIL], outcomes[SKIP])
 
 
 _GO_RESULT = re.compile(r"^--- (PASS|FAIL|SKIP): (\S+)")
@@ -585,7 +591,6 @@ class MultiSweBenchFamily(BaseFamily):
             pass_to_pass=required["p2p_tests"],
             extra_required={"s2p_tests": required["s2p_tests"], "n2p_tests": required["n2p_tests"]},
             log_parser=parser_name(row, org, repo, settings, instance_id),
-            grade_rule=GradeRule.MSWB_TRANSITION,
             hidden_paths=[FIX_PATCH, TEST_PATCH],
             created_at=created_at_str(row.get("created_at")),
             raw={
@@ -615,8 +620,10 @@ class MultiSweBenchFamily(BaseFamily):
             verdict.reasons.append("the patch is empty")
             if not ctx.settings.eval.run_empty_patch:
                 return verdict
-        # fix-run.sh applies the patch itself: the pipeline inspects it beforehand and checks
-        # the log afterwards.
+        # fix-run.sh applies the patch itself (git apply of /home/fix.patch inside the image), so
+        # patch_and_run, which applies it first, would leave fix-run.sh nothing to apply. The
+        # pipeline's stages for self-applying scripts run instead: inspect the patch beforehand,
+        # run the script, check the log afterwards; decide() settles the verdict as for all.
         if verdict.patch_exists:
             inspect_model_patch(task, patch, ctx)
         log, exit_code = run_script(task, sandbox, ctx, task.eval_script, path=EVAL_SCRIPT_PATH)

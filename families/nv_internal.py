@@ -29,7 +29,6 @@ from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import optional_str
@@ -284,7 +283,6 @@ class NvInternalFamily(BaseFamily):
             fail_to_pass=fail_to_pass,
             pass_to_pass=pass_to_pass,
             log_parser=f"{FAMILY_NAME}:parsing_script.py",
-            grade_rule=GradeRule.SUBSET,
             eval_env={"GIT_PAGER": "cat"},
             created_at=created_at_str(fields.get("created_at")),
             raw={

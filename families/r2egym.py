@@ -31,7 +31,6 @@ from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import json_mapping
 from pytest_swe.api.task import optional_str
@@ -39,6 +38,8 @@ from pytest_swe.api.task import require_str
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.families.logparsers import LineForm
+from pytest_swe.families.logparsers import PytestGrammar
 from pytest_swe.grading import patch_and_run
 
 GRADER = "pytest-swe/r2e-gym-grader-1 (R2E-Gym exact status map, parse_log_pytest)"
@@ -170,20 +171,37 @@ def commit_patch(parsed: Mapping[str, Any], *, test_files: bool = False, non_tes
 # --- the log and the reward ---------------------------------------------------------------------
 
 
-def parse_log_pytest(log: str | None) -> dict[str, str]:
-    """R2E's ``parse_log_pytest``: the ``-rA`` summary after ``short test summary info``; the key
-    is the node id without its file (``Class.test``); FAILED and ERROR keys are cut at `` - ``."""
+def _summary_lines(log: str | None) -> list[str]:
     if log is None or SUMMARY_MARK not in log:
-        return {}
-    status_map: dict[str, str] = {}
-    for line in log.split(SUMMARY_MARK)[1].strip().split("\n"):
-        if "PASSED" in line:
-            status_map[".".join(line.split("::")[1:])] = TestStatus.PASSED.value
-        elif "FAILED" in line:
-            status_map[".".join(line.split("::")[1:]).split(" - ")[0]] = TestStatus.FAILED.value
-        elif "ERROR" in line:
-            status_map[".".join(line.split("::")[1:]).split(" - ")[0]] = TestStatus.ERROR.value
-    return status_map
+        return []
+    return log.split(SUMMARY_MARK)[1].strip().split("\n")
+
+
+def _node_key(line: str) -> str:
+    return ".".join(line.split("::")[1:])
+
+
+def _node_key_without_message(line: str) -> str:
+    return _node_key(line).split(" - ")[0]
+
+
+parse_log_pytest = PytestGrammar(
+    lines=_summary_lines,
+    forms=(
+        LineForm(re.compile(r"(?=.*PASSED)(?P<test>.*)"), status=TestStatus.PASSED.value, name=_node_key),
+        LineForm(
+            re.compile(r"(?=.*FAILED)(?P<test>.*)"),
+            status=TestStatus.FAILED.value,
+            name=_node_key_without_message,
+        ),
+        LineForm(
+            re.compile(r"(?=.*ERROR)(?P<test>.*)"), status=TestStatus.ERROR.value, name=_node_key_without_message
+        ),
+    ),
+)
+"""R2E's ``parse_log_pytest``: the ``-rA`` summary after ``short test summary info``; a line
+holding PASSED, else FAILED, else ERROR anywhere counts; the key is the node id without its
+file (``Class.test``); FAILED and ERROR keys are cut at `` - ``."""
 
 
 def clean_output(text: str) -> str:
@@ -317,7 +335,6 @@ class R2EGymFamily(BaseFamily):
             test_cmds=[f"bash {RUN_TESTS}"],
             eval_script=eval_script(),
             log_parser="r2e:parse_log_pytest",
-            grade_rule=GradeRule.EXACT_STATUS_MAP,
             hidden_paths=list(HIDDEN_PATHS),
             raw={"repo_name": repo_name, "commit_hash": optional_str(row, "commit_hash", row_id=rid) or ""},
         )

@@ -5,7 +5,7 @@ framework's structured-output flag (JUnit XML or JSON written into ``/workspace/
 between the family's ``<<<SWE_BENCH_EXT_TEST_OUTPUT_START/END>>>`` markers, and the result file
 is printed between ``<<<SWE_BENCH_EXT_RESULT_FILE_START/END>>>``. Grading reads the result file
 when there is one, else the runner's console output (with the official log parser of that
-runner), normalises test ids on both sides and resolves a row iff every FAIL_TO_PASS test and
+runner), normalizes test ids on both sides and resolves a row iff every FAIL_TO_PASS test and
 every PASS_TO_PASS test passed; a row without FAIL_TO_PASS tests never resolves.
 
 Rows come flat (NeMo ``swe_env``: ``instance_id, image, base_commit, test_command, ...``) or
@@ -31,7 +31,6 @@ from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import first_present
@@ -42,6 +41,11 @@ from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading import patch_and_run
+
+__all__ = ["FAMILY", "absolute_workdir", "image_from_template", "row_fields"]
+"""What the NeMo Gym lineage shares. nv-internal reads its rows as this family does (flat, or
+with an ``instance_dict``; images from ``images.template``; absolute workdirs) and imports only
+these names from here."""
 
 GRADER_VERSION = "pytest-swe/swe-bench-ext-grader-1 (NeMo Gym parse_and_check_tests semantics)"
 FAMILY_NAME = "swe-bench-ext"
@@ -508,7 +512,7 @@ def normalize_test_id(test_id: str) -> str:
 
 
 def match_status(expected: str, parsed: Mapping[str, str], failed_packages: set[str]) -> str:
-    """The status of one (normalised) expected id among the (normalised) parsed ones.
+    """The status of one (normalized) expected id among the (normalized) parsed ones.
 
     An exact match wins; a test in a package that failed as a whole failed; otherwise one
     reported id that ends with the expected one (or the other way round) on a ``::`` boundary
@@ -587,7 +591,6 @@ class SweBenchExtFamily(BaseFamily):
             pass_to_pass=tests_field(fields, "pass_to_pass", "PASS_TO_PASS", row_id=rid),
             test_cmds=[require_str(fields, "test_command", row_id=rid)],
             log_parser=f"{FAMILY_NAME}:{framework.name or 'auto'}",
-            grade_rule=GradeRule.F2P_P2P_FULL,
             eval_env={"GIT_PAGER": "cat"},
             created_at=created_at_str(first_present(fields, "created_at")),
             raw={"test_framework": framework.name},

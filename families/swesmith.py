@@ -32,7 +32,6 @@ from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import GradeRule
 from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import optional_str
@@ -41,6 +40,9 @@ from pytest_swe.api.task import test_list
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.families import swebench
+from pytest_swe.families.logparsers import LineForm
+from pytest_swe.families.logparsers import PytestGrammar
 from pytest_swe.grading import patch_and_run
 from pytest_swe.grading.patching import DIFF_DIR
 
@@ -64,41 +66,18 @@ LogParser = Callable[[str], StatusMap]
 # --- log parsers (swesmith/harness/log_parsers.py and the repository profiles) ------------------
 
 
-def _status_words() -> tuple[str, ...]:
-    return tuple(status.value for status in TestStatus)
+_STATUS = "|".join(status.value for status in TestStatus)
 
+parse_log_pytest = PytestGrammar(forms=(LineForm(re.compile(rf"(?P<test>\S+)\s+(?P<status>{_STATUS})")),))
+"""SWE-smith's default: verbose pytest lines ``<id> <STATUS> [ nn%]`` (``^(\\S+)(\\s+)STATUS``)."""
 
-def parse_log_pytest(log: str) -> StatusMap:
-    """SWE-smith's default: verbose pytest lines ``<id> <STATUS> [ nn%]`` (``^(\\S+)(\\s+)STATUS``)."""
-    status_map: StatusMap = {}
-    for line in log.split("\n"):
-        for status in _status_words():
-            match = re.match(rf"^(\S+)(\s+){status}", line)
-            if match:
-                status_map[match.group(1)] = status
-    return status_map
+parse_log_status_first = PytestGrammar(forms=(LineForm(re.compile(rf"(?P<status>{_STATUS})\s(?P<test>\S+)")),))
+"""``-rA`` summary lines ``STATUS <id>`` (the paramiko profile)."""
 
-
-def parse_log_status_first(log: str) -> StatusMap:
-    """``-rA`` summary lines ``STATUS <id>`` (the paramiko profile)."""
-    status_map: StatusMap = {}
-    for line in log.split("\n"):
-        for status in _status_words():
-            match = re.match(rf"^{status}\s(\S+)", line)
-            if match:
-                status_map[match.group(1)] = status
-    return status_map
-
-
-def parse_log_xdist(log: str) -> StatusMap:
-    """``[gwN] STATUS <id>`` lines of pytest-xdist (the autograd profile)."""
-    status_map: StatusMap = {}
-    for line in log.split("\n"):
-        for status in _status_words():
-            match = re.match(rf"^\[gw\d\]\s{status}\s(\S+)", line)
-            if match:
-                status_map[match.group(1)] = status
-    return status_map
+parse_log_xdist = PytestGrammar(
+    forms=(LineForm(re.compile(rf"\[gw\d\]\s(?P<status>{_STATUS})\s(?P<test>\S+)")),)
+)
+"""``[gwN] STATUS <id>`` lines of pytest-xdist (the autograd profile)."""
 
 
 def parse_log_mypy(log: str) -> StatusMap:
@@ -475,7 +454,6 @@ class SweSmithFamily(BaseFamily):
             test_cmds=[command],
             eval_script=eval_script(command),
             log_parser=profile.log_parser,
-            grade_rule=GradeRule.F2P_P2P_FULL,
             created_at=created_at_str(row.get("created_at")),
             raw={
                 "bug_patch": bug_patch,
@@ -518,8 +496,6 @@ class SweSmithFamily(BaseFamily):
 def grade_log(task: Task, log: str, verdict: Verdict, *, missing_tests_pass: bool = False) -> Verdict:
     """SWE-bench FULL on the (narrowed) F2P/P2P lists, from the text between the markers.
     An empty patch or an empty FAIL_TO_PASS never resolves."""
-    from pytest_swe.families.swebench import grading
-
     section = read_test_output(log)
     if section is None:
         verdict.log_valid = False
@@ -528,7 +504,7 @@ def grade_log(task: Task, log: str, verdict: Verdict, *, missing_tests_pass: boo
     status_map = PARSERS[task.log_parser or "parse_log_pytest"](section)
     verdict.test_results = status_map
     report = tests_report(status_map, task.fail_to_pass, task.pass_to_pass, missing_tests_pass=missing_tests_pass)
-    return grading.settle(
+    return swebench.settle(
         verdict,
         report,
         valid=verdict.log_valid,
@@ -546,10 +522,8 @@ def tests_report(
 ) -> dict[str, TestGroup]:
     """F2P/P2P groups: SWE-bench's rule, or upstream SWE-smith's (a test missing from the log
     passes, SKIPPED counts on neither side) with ``missing_tests_pass``."""
-    from pytest_swe.families.swebench import grading
-
     if not missing_tests_pass:
-        return grading.tests_report(status_map, fail_to_pass, pass_to_pass)
+        return swebench.tests_report(status_map, fail_to_pass, pass_to_pass)
     passing = {TestStatus.PASSED.value, TestStatus.XFAIL.value}
     failing = {TestStatus.FAILED.value, TestStatus.ERROR.value}
     report: dict[str, TestGroup] = {}

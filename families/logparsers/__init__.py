@@ -36,22 +36,30 @@ from .base import LogParseError
 from .base import ParseContext
 from .base import Parser
 from .base import strip_ansi
+from .python import LineForm
+from .python import PytestGrammar
+from .python import parse_log_pytest
+from .python import shorten_path_parameter
 from .repos import parser_name_for_repo
 
 __all__ = [
     "DEFAULT_HARNESS_VERSION",
     "HARNESS_VERSIONS",
     "PARSERS",
+    "LineForm",
     "LogParseError",
     "ParseContext",
     "Parser",
+    "PytestGrammar",
     "UnknownParserError",
     "get_parser",
     "parse_log",
+    "parse_log_pytest",
     "parser_name_for_repo",
     "parsers_for",
     "probe_spec",
     "runner_of",
+    "shorten_path_parameter",
     "strip_ansi",
 ]
 

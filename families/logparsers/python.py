@@ -1,14 +1,16 @@
 """Parsers for Python runners: pytest (``-rA`` summaries and verbose lines), Django, SymPy.
 
-All pytest-based parsers share one :class:`PytestSummaryScanner`; the official harness's
-variants (per-repo names, option normalisation, ANSI handling, the older ``id STATUS``
-form) are configurations of it, so a fix to the line grammar lands in every variant.
+All pytest-based parsers share one :func:`parse_log_pytest`; the official harness's variants
+(per-repo names, option normalization, ANSI handling, the older ``id STATUS`` form) and the
+other harnesses' readings are :class:`PytestGrammar` values, so a fix to the line grammar lands
+in every variant.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,7 +43,7 @@ def _matplotlib_mouse_buttons(line: str) -> str:
 
 
 def shorten_path_parameter(test_id: str) -> str:
-    """Normalise a parametrize id whose parameter is an absolute path to ``[/<last component>]``.
+    """Normalize a parametrize id whose parameter is an absolute path to ``[/<last component>]``.
 
     Expected ids of requests, pylint and pydicom were recorded on other machines, so a
     temporary directory in a parameter would never match. The parameter runs from the first
@@ -58,12 +60,34 @@ def shorten_path_parameter(test_id: str) -> str:
 
 
 @dataclass(frozen=True)
-class PytestSummaryScanner:
-    """Reads pytest result lines: ``STATUS id [- message]`` (``-rA``) and, optionally, ``id STATUS``.
+class LineForm:
+    """One line form another harness reads pytest output by: a pattern with a ``test`` group and
+    a ``status`` group (or a fixed ``status``), as that harness's own regular expression has it."""
+
+    pattern: re.Pattern[str]
+    status: str | None = None
+    """The status of every matching line; None: the ``status`` group, verbatim."""
+    name: Callable[[str], str] | None = None
+    """Applied to the ``test`` group."""
+    whole_line: bool = False
+    """The pattern must match the whole line, not only its start."""
+
+    def read(self, line: str) -> tuple[str, str] | None:
+        match = self.pattern.fullmatch(line) if self.whole_line else self.pattern.match(line)
+        if match is None:
+            return None
+        test_id = match.group("test")
+        return (self.name(test_id) if self.name else test_id), self.status or match.group("status")
+
+
+@dataclass(frozen=True)
+class PytestGrammar:
+    """How one harness reads pytest's result lines: ``STATUS id [- message]`` (``-rA``) and,
+    optionally, ``id STATUS``; or, for harnesses that read them by pattern, their ``forms``.
 
     A line counts when it *starts* with one of the five status words (so ``XPASS`` and
     ``ERRORS`` lines do not, but ``ERROR`` collection lines do); the status is the first word
-    exactly as printed.
+    exactly as printed. An instance is a log parser: it calls :func:`parse_log_pytest` with itself.
     """
 
     clean: Callable[[str], str] | None = None
@@ -81,28 +105,47 @@ class PytestSummaryScanner:
     (4.1), or keyed by every word but the last, valued by the last (5.x)."""
     rename: Callable[[str], str] | None = None
     """Applied to ids read from ``STATUS id`` lines."""
+    strict: bool = False
+    """A status line naming no test is an error (:class:`LogParseError`), not skipped."""
+    lines: Callable[[str], list[str]] = log_lines
+    """The log's lines (SWE-bench splits on ``\\n`` only; some harnesses on every line break,
+    or only after a summary heading)."""
+    forms: tuple[LineForm, ...] = ()
+    """Pattern-read line forms, for harnesses whose own reader is a set of patterns: when given,
+    they replace the word reading above, and the first form that matches decides the line."""
 
-    def __call__(self, log: str, ctx: ParseContext) -> dict[str, str]:
-        statuses: dict[str, str] = {}
-        for raw_line in log_lines(log):
+    def __call__(self, log: str, ctx: ParseContext | None = None) -> dict[str, str]:
+        return parse_log_pytest(log, ctx, grammar=self)
+
+    def results(self, log: str) -> Iterator[tuple[str, str]]:
+        """Every ``(test id, status)`` the log reports, in log order (a test may come twice)."""
+        for raw_line in self.lines(log):
             line = self.clean(raw_line) if self.clean else raw_line
-            if line.startswith(STATUS_WORDS):
+            if self.forms:
+                entry = next((found for form in self.forms if (found := form.read(line))), None)
+            elif line.startswith(STATUS_WORDS):
                 entry = self._status_first(line)
             elif self.trailing_status != "none" and line.endswith(STATUS_WORDS):
                 entry = self._status_last(line)
             else:
                 continue
             if entry is not None:
-                test_id, status = entry
-                statuses[test_id] = status
-        return statuses
+                yield entry
+
+    def _words(self, line: str) -> list[str] | None:
+        words = line.split()
+        if len(words) >= 2:
+            return words
+        if self.strict:
+            raise LogParseError(f"pytest result line names no test: {line!r}")
+        return None
 
     def _status_first(self, line: str) -> tuple[str, str] | None:
         if line.startswith(FAILED):
             cut = self.failure_message == "cut"
             line = line.split(" - ", 1)[0] if cut else line.replace(" - ", " ")
-        words = line.split()
-        if len(words) < 2:
+        words = self._words(line)
+        if words is None:
             return None
         status = words[0]
         if self.skip_count_lines and status == SKIPPED and _SKIP_COUNT.fullmatch(words[1]):
@@ -113,8 +156,8 @@ class PytestSummaryScanner:
         return test_id, status
 
     def _status_last(self, line: str) -> tuple[str, str] | None:
-        words = line.split()
-        if len(words) < 2:
+        words = self._words(line)
+        if words is None:
             return None
         if self.trailing_status == "first_word":
             # 4.1's reading: an id with spaces is cut at its first space and the value is
@@ -123,20 +166,36 @@ class PytestSummaryScanner:
         return " ".join(words[:-1]), words[-1]
 
 
-parse_pytest = PytestSummaryScanner()
-parse_pytest_options = PytestSummaryScanner(rename=shorten_path_parameter)
-parse_matplotlib = PytestSummaryScanner(clean=_matplotlib_mouse_buttons)
-parse_pytest_v2 = PytestSummaryScanner(
+def parse_log_pytest(
+    log: str, ctx: ParseContext | None = None, *, grammar: PytestGrammar | None = None
+) -> dict[str, str]:
+    """pytest's result lines as ``{test id: status}``, a later line about a test winning.
+
+    The one reader of pytest output for every family: the official harness's variants and the
+    other harnesses' readings (SWE-smith, R2E-Gym, Multi-SWE-bench, SWE-rebench V2) are
+    :class:`PytestGrammar` values, so a fix to the line grammar lands in every one of them.
+    ``grammar`` defaults to SWE-bench 5.x's ``parse_log_pytest``.
+    """
+    return dict((grammar or SWEBENCH).results(log))
+
+
+SWEBENCH = PytestGrammar()
+"""SWE-bench 5.x's ``parse_log_pytest``."""
+
+parse_pytest = SWEBENCH
+parse_pytest_options = PytestGrammar(rename=shorten_path_parameter)
+parse_matplotlib = PytestGrammar(clean=_matplotlib_mouse_buttons)
+parse_pytest_v2 = PytestGrammar(
     clean=_strip_colour_codes,
     failure_message="cut",
     test_id_words="all",
     trailing_status="leading_words",
 )
 
-parse_pytest_v4 = PytestSummaryScanner(skip_count_lines=False)
-parse_pytest_options_v4 = PytestSummaryScanner(rename=shorten_path_parameter, skip_count_lines=False)
-parse_matplotlib_v4 = PytestSummaryScanner(clean=_matplotlib_mouse_buttons, skip_count_lines=False)
-parse_pytest_v2_v4 = PytestSummaryScanner(
+parse_pytest_v4 = PytestGrammar(skip_count_lines=False)
+parse_pytest_options_v4 = PytestGrammar(rename=shorten_path_parameter, skip_count_lines=False)
+parse_matplotlib_v4 = PytestGrammar(clean=_matplotlib_mouse_buttons, skip_count_lines=False)
+parse_pytest_v2_v4 = PytestGrammar(
     clean=_strip_colour_codes, skip_count_lines=False, trailing_status="first_word"
 )
 

@@ -41,9 +41,33 @@ from pytest_swe.families.logparsers import probe_spec
 from pytest_swe.grading import patch_and_run
 
 from . import grading
+from .evalscript import modified_paths
+from .grading import EMPTY_F2P_REASON
+from .grading import LogEval
+from .grading import evaluate_log
+from .grading import record_exit_code
+from .grading import settle
+from .grading import tests_report
+from .images import official_image_name
 
 if TYPE_CHECKING:
     from .specs import RepoSpec
+
+__all__ = [
+    "EMPTY_F2P_REASON",
+    "FAMILY",
+    "LogEval",
+    "evaluate_log",
+    "modified_paths",
+    "official_image_name",
+    "record_exit_code",
+    "settle",
+    "tests_report",
+]
+"""What the SWE-bench lineage shares. SWE-rebench V1 and SWE-smith grade as SWE-bench does:
+they build on these names only (the exit-code record, the log checks, the F2P/P2P report and
+its decision, the official image names, the paths a test patch touches), never on the
+modules behind them, so the SWE-bench internals can move without breaking them."""
 
 
 def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
@@ -53,8 +77,6 @@ def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
     built or mirrored images; otherwise the official name is built from ``namespace``
     (empty: local build names), ``arch``, ``tag`` and ``separator`` (``_s_`` for SWE-Gym).
     """
-    from .images import official_image_name
-
     opts = settings.images
     template = opts.get("template")
     if template:
@@ -73,7 +95,9 @@ def _benchmark_spec(settings: BenchmarkSettings, repo: str | None, version: str 
     fields = (entry or {}).get("versions", {}).get(str(version)) if isinstance(entry, Mapping) else None
     if fields is None:
         return None
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in {"language": "python", **fields}.items()}
+    values: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in {"language": "python", **fields}.items()
+    }
     try:
         return RepoSpec(**values)
     except (TypeError, ValueError) as exc:

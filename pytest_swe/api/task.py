@@ -7,7 +7,6 @@ of the families reference (section 8).
 
 from __future__ import annotations
 
-import enum
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -17,13 +16,6 @@ from pydantic import ConfigDict
 from pydantic import Field
 
 from pytest_swe.api.errors import RowError
-
-
-class GradeRule(str, enum.Enum):
-    F2P_P2P_FULL = "f2p_p2p_full"
-    SUBSET = "subset"
-    EXACT_STATUS_MAP = "exact_status_map"
-    MSWB_TRANSITION = "mswb_transition"
 
 
 class Task(BaseModel):
@@ -49,10 +41,8 @@ class Task(BaseModel):
     test_cmds: list[str] = Field(default_factory=list)
     eval_script: str | None = None
     log_parser: str | None = None
-    grade_rule: GradeRule = GradeRule.F2P_P2P_FULL
     eval_env: dict[str, str] = Field(default_factory=dict)
     hidden_paths: list[str] = Field(default_factory=list)
-    needs_network: bool = False
     arch: str = "x86_64"
     created_at: str | None = None
     raw: dict[str, Any] = Field(default_factory=dict, repr=False)

@@ -13,6 +13,8 @@ from pytest_swe.api.errors import RowError
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import rebench
+from pytest_swe.families.rebench import v1 as rebench_v1
+from pytest_swe.families.swebench import EMPTY_F2P_REASON
 
 from conftest import REPO
 from conftest import SweProject
@@ -211,8 +213,8 @@ def test_eval_script_is_the_forks_line_for_line() -> None:
 
 def test_django_directives_are_modules() -> None:
     patch = "diff --git a/tests/queries/test_q.py b/tests/queries/test_q.py\n"
-    assert rebench.v1_test_directives(patch, "django/django") == ["queries.test_q"]
-    assert rebench.v1_test_directives(patch, "owner/proj") == ["tests/queries/test_q.py"]
+    assert rebench_v1.v1_test_directives(patch, "django/django") == ["queries.test_q"]
+    assert rebench_v1.v1_test_directives(patch, "owner/proj") == ["tests/queries/test_q.py"]
 
 
 # --- grading -----------------------------------------------------------------------------------------
@@ -231,7 +233,7 @@ def grade(
         task.fail_to_pass = f2p
     if p2p is not None:
         task.pass_to_pass = p2p
-    return rebench.grade_v1_log(task, log, Verdict(resolved=False, patch_exists=patch))
+    return rebench_v1.grade_v1_log(task, log, Verdict(resolved=False, patch_exists=patch))
 
 
 def test_all_required_tests_passing_resolves() -> None:
@@ -259,7 +261,7 @@ def test_a_missing_fail_to_pass_test_fails() -> None:
 def test_an_empty_fail_to_pass_list_never_resolves() -> None:
     verdict = grade(log_of("PASSED tests/test_a.py::test_a", exit_code=0), f2p=[])
     assert not verdict.resolved
-    assert rebench.EMPTY_F2P_REASON in verdict.reasons
+    assert EMPTY_F2P_REASON in verdict.reasons
 
 
 def test_an_empty_patch_never_resolves_and_a_log_without_markers_is_invalid() -> None:

@@ -11,6 +11,7 @@ from pytest_swe.api.errors import RowError
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import rebench
+from pytest_swe.families.rebench import v2 as rebench_v2
 
 from conftest import REPO
 from conftest import SweProject
@@ -97,7 +98,7 @@ def test_string_commands_json_lists_and_lower_case_keys() -> None:
 def test_every_registered_v2_parser_name_is_a_valid_row() -> None:
     for name in ("parse_log_julia", "parse_log_jq", "parse_log_pytest_v2"):
         task = rebench.V2_FAMILY.normalize(with_config(log_parser=name), settings())
-        assert task.log_parser == name and rebench.v2_parser_available(name)
+        assert task.log_parser == name and rebench_v2.v2_parser_available(name)
 
 
 @pytest.mark.parametrize(
@@ -133,47 +134,49 @@ def test_malformed_rows_name_the_field(data: dict[str, Any], field: str, words: 
     ],
 )
 def test_timing_suffixes_are_stripped(name: str, normalised: str) -> None:
-    assert rebench.normalize_test_name(name) == normalised
+    assert rebench_v2.normalize_test_name(name) == normalised
 
 
 def test_subset_rule_on_normalised_names_both_sides() -> None:
     status_map = {"TestA::one [0.8 ms]": "PASSED", "TestA::two": "PASSED", "TestA::extra": "FAILED"}
-    normalised, groups = rebench.grade_subset(status_map, ["TestA::one"], ["TestA::two (3ms)"])
+    normalised, groups = rebench_v2.grade_subset(status_map, ["TestA::one"], ["TestA::two (3ms)"])
     assert normalised == {"TestA::one": "PASSED", "TestA::two": "PASSED", "TestA::extra": "FAILED"}
     assert groups["FAIL_TO_PASS"].success == ["TestA::one"] and groups["PASS_TO_PASS"].success == [
         "TestA::two (3ms)"
     ]
-    assert rebench.v2_resolved(groups)
+    assert rebench_v2.v2_resolved(groups)
 
 
 def test_only_passed_counts() -> None:
     status_map = {"a": "XFAIL", "b": "SKIPPED", "c": "PASSED"}
-    _, groups = rebench.grade_subset(status_map, ["a", "b", "c"], [])
-    assert groups["FAIL_TO_PASS"].failure == ["a", "b"] and not rebench.v2_resolved(groups)
+    _, groups = rebench_v2.grade_subset(status_map, ["a", "b", "c"], [])
+    assert groups["FAIL_TO_PASS"].failure == ["a", "b"] and not rebench_v2.v2_resolved(groups)
 
 
 def test_missing_tests_fail_and_an_empty_f2p_never_resolves() -> None:
-    _, groups = rebench.grade_subset({"a": "PASSED"}, ["a"], ["gone"])
-    assert groups["PASS_TO_PASS"].failure == ["gone"] and not rebench.v2_resolved(groups)
-    _, empty = rebench.grade_subset({"a": "PASSED"}, [], ["a"])
-    assert not rebench.v2_resolved(empty)  # subset of PASSED holds trivially: the reward-inflation trap
+    _, groups = rebench_v2.grade_subset({"a": "PASSED"}, ["a"], ["gone"])
+    assert groups["PASS_TO_PASS"].failure == ["gone"] and not rebench_v2.v2_resolved(groups)
+    _, empty = rebench_v2.grade_subset({"a": "PASSED"}, [], ["a"])
+    assert not rebench_v2.v2_resolved(empty)  # subset of PASSED holds trivially: the reward-inflation trap
 
 
 def test_reward_inflation_trap_on_row_keys() -> None:
     """Reading the empty lowercase column would make the subset rule pass an empty patch."""
     data = row(FAIL_TO_PASS=["tst_filter.sh"], fail_to_pass=[])
     task = rebench.V2_FAMILY.normalize(data, settings())
-    verdict = rebench.grade_v2_log(task, "PASSED tst_h_files\n", Verdict(resolved=False, patch_exists=True))
+    verdict = rebench_v2.grade_v2_log(
+        task, "PASSED tst_h_files\n", Verdict(resolved=False, patch_exists=True)
+    )
     assert task.fail_to_pass == ["tst_filter.sh"] and not verdict.resolved
 
 
 def test_whole_log_grading_and_a_failed_test_patch() -> None:
     task = rebench.V2_FAMILY.normalize(row(), settings())
     log = "Checking patch t.sh...\nPASSED tst_filter.sh\nPASSED tst_h_files\n"
-    assert rebench.grade_v2_log(task, log, Verdict(resolved=False, patch_exists=True)).resolved
-    assert not rebench.grade_v2_log(task, log, Verdict(resolved=False, patch_exists=False)).resolved
-    broken = rebench.grade_v2_log(
-        task, log + rebench.TEST_PATCH_FAILED + "\n", Verdict(resolved=False, patch_exists=True)
+    assert rebench_v2.grade_v2_log(task, log, Verdict(resolved=False, patch_exists=True)).resolved
+    assert not rebench_v2.grade_v2_log(task, log, Verdict(resolved=False, patch_exists=False)).resolved
+    broken = rebench_v2.grade_v2_log(
+        task, log + rebench_v2.TEST_PATCH_FAILED + "\n", Verdict(resolved=False, patch_exists=True)
     )
     assert not broken.resolved and not broken.log_valid
     assert "the test patch did not apply on top of the patch" in broken.reasons

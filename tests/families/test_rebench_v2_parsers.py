@@ -15,11 +15,11 @@ import pytest
 
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.verdict import Verdict
-from pytest_swe.families import _rebench_v2_parsers as v2
-from pytest_swe.families import rebench
 from pytest_swe.families.logparsers import PARSERS as SHARED_PARSERS
 from pytest_swe.families.logparsers import LogParseError
 from pytest_swe.families.logparsers import ParseContext
+from pytest_swe.families.rebench import v2 as rebench_v2
+from pytest_swe.families.rebench import v2parsers as v2
 
 from conftest import benchmark_settings
 
@@ -1408,14 +1408,14 @@ def test_logs_v2_cannot_read_raise(name: str, text: str, words: str) -> None:
 
 
 def test_every_v2_name_is_read_here_or_by_the_shared_parsers() -> None:
-    assert rebench.V2_PARSER_NAMES.issuperset(v2.V2_PARSERS)
-    assert len(rebench.V2_PARSER_NAMES) == 76
-    shared_unchanged = rebench.V2_PARSER_NAMES - set(v2.V2_PARSERS)
+    assert rebench_v2.V2_PARSER_NAMES.issuperset(v2.V2_PARSERS)
+    assert len(rebench_v2.V2_PARSER_NAMES) == 76
+    shared_unchanged = rebench_v2.V2_PARSER_NAMES - set(v2.V2_PARSERS)
     assert shared_unchanged.issubset(SHARED_PARSERS)
     assert v2.V2_VARIANT_NAMES.issubset(SHARED_PARSERS)
     assert not v2.V2_ONLY_NAMES & set(SHARED_PARSERS)
     assert len(v2.V2_ONLY_NAMES) == 48
-    assert all(rebench.v2_parser_available(name) for name in rebench.V2_PARSER_NAMES)
+    assert all(rebench_v2.v2_parser_available(name) for name in rebench_v2.V2_PARSER_NAMES)
     assert v2.v2_parser("parse_log_gotest") is None and v2.v2_parser("parse_log_nonexistent") is None
 
 
@@ -1470,28 +1470,28 @@ def v2_task(parser: str, fail_to_pass: list[str], pass_to_pass: list[str]) -> An
         "image_name": "docker.io/swerebenchv2/demo-calc:7-0000000",
         "install_config": {"test_cmd": ["make test"], "log_parser": parser},
     }
-    return rebench.V2_FAMILY.normalize(row, settings())
+    return rebench_v2.V2_FAMILY.normalize(row, settings())
 
 
 def test_a_v2_only_parser_grades_its_row() -> None:
     task = v2_task("parse_log_julia", ["arithmetic"], ["Parser"])
-    verdict = rebench.grade_v2_log(task, JULIA, Verdict(resolved=False, patch_exists=True))
+    verdict = rebench_v2.grade_v2_log(task, JULIA, Verdict(resolved=False, patch_exists=True))
     assert verdict.resolved and verdict.log_valid
     failing = v2_task("parse_log_julia", ["strings"], ["Parser"])
-    assert not rebench.grade_v2_log(failing, JULIA, Verdict(resolved=False, patch_exists=True)).resolved
+    assert not rebench_v2.grade_v2_log(failing, JULIA, Verdict(resolved=False, patch_exists=True)).resolved
 
 
 def test_a_shared_name_is_graded_by_v2s_reading() -> None:
     task = v2_task(
         "parse_log_gradle_custom", ["com.example.FooTest > slow()"], ["com.example.FooTest > adds()"]
     )
-    verdict = rebench.grade_v2_log(task, GRADLE_EVENTS, Verdict(resolved=False, patch_exists=True))
+    verdict = rebench_v2.grade_v2_log(task, GRADLE_EVENTS, Verdict(resolved=False, patch_exists=True))
     assert verdict.resolved  # SWE-bench 5.0.2's reading does not see "slow() PASSED (12.5s)"
 
 
 def test_a_log_v2_cannot_read_leaves_the_row_unresolved() -> None:
     task = v2_task("parse_log_pytest_v2", ["tests/test_a.py::test_x"], [])
     text = "PASSED tests/test_a.py::test_x\nPASSED\n"
-    verdict = rebench.grade_v2_log(task, text, Verdict(resolved=False, patch_exists=True))
+    verdict = rebench_v2.grade_v2_log(task, text, Verdict(resolved=False, patch_exists=True))
     assert not verdict.resolved and not verdict.log_valid
     assert any("parse_log_pytest_v2" in reason for reason in verdict.reasons)

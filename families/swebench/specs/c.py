@@ -7,13 +7,15 @@ instance. Fields shared by every version of a repository are written once under 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_swe.families.swebench.specs._build import repo
 from pytest_swe.families.swebench.specs.model import RepoSpec
 
 ORIGIN = "swebench 4.1.0 harness/constants/c.py"
 
 
-def _c_repo(by_version: dict, *, shared: dict | None = None) -> dict[str, RepoSpec]:
+def _c_repo(by_version: dict[str, Any], *, shared: dict[str, Any] | None = None) -> dict[str, RepoSpec]:
     return repo("c", by_version, shared=shared, origin=ORIGIN)
 
 

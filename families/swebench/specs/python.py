@@ -12,6 +12,8 @@ SWE-bench dataset).
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_swe.families.swebench.specs._build import repo
 from pytest_swe.families.swebench.specs.model import RepoSpec
 
@@ -102,7 +104,7 @@ _ASTROPY_PIN_SETUPTOOLS = (
 )
 
 
-def _python_repo(by_version: dict, *, shared: dict | None = None) -> dict[str, RepoSpec]:
+def _python_repo(by_version: dict[str, Any], *, shared: dict[str, Any] | None = None) -> dict[str, RepoSpec]:
     return repo("python", by_version, shared=shared, origin=ORIGIN)
 
 

@@ -19,6 +19,8 @@ The fork's table also lists ``spyder-ide/spyder`` (no versions) and ``Hypothesis
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_swe.families.swebench.specs._build import repo
 from pytest_swe.families.swebench.specs.model import RepoSpec
 
@@ -89,7 +91,7 @@ _HYDRA_OLD_INSTALL = (
 )
 
 
-def _gym_repo(by_version: dict, *, shared: dict | None = None) -> dict[str, RepoSpec]:
+def _gym_repo(by_version: dict[str, Any], *, shared: dict[str, Any] | None = None) -> dict[str, RepoSpec]:
     return repo("python", by_version, shared=shared, dialect="swe-gym", origin=ORIGIN)
 
 
