@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
+from typing import Literal
+from typing import overload
 
 import pytest
 
@@ -45,10 +47,7 @@ from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
-from pytest_swe.grading import check_script_run
-from pytest_swe.grading import inspect_model_patch
-from pytest_swe.grading import run_script
-from pytest_swe.grading import start_verdict
+from pytest_swe.grading import run_self_applying
 
 GRADER_VERSION = "pytest-swe/multi-swe-bench-grader-1 (multi-swe-bench Report.check + gen_report semantics)"
 FAMILY_NAME = "multi-swe-bench"
@@ -147,6 +146,14 @@ def _names(value: Any, field_name: str, row_id: str) -> list[str]:
     return list(value)
 
 
+@overload
+def result_field(
+    row: Mapping[str, Any], field_name: str, row_id: str, *, required: Literal[True]
+) -> TestResult: ...
+@overload
+def result_field(
+    row: Mapping[str, Any], field_name: str, row_id: str, *, required: bool
+) -> TestResult | None: ...
 def result_field(
     row: Mapping[str, Any], field_name: str, row_id: str, *, required: bool
 ) -> TestResult | None:
@@ -574,7 +581,6 @@ class MultiSweBenchFamily(BaseFamily):
         required = {row_field: tests_field(row, row_field, instance_id) for row_field, _, _ in GROUPS}
         run_result = result_field(row, "run_result", instance_id, required=True)
         test_result = result_field(row, "test_patch_result", instance_id, required=True)
-        assert run_result is not None and test_result is not None
         fix_result = result_field(row, "fix_patch_result", instance_id, required=False)
         task = Task(
             family=self.name,
@@ -612,25 +618,17 @@ class MultiSweBenchFamily(BaseFamily):
             raise InfraError("sandbox_error", f"cannot hide {paths} from the agent: {result.output[-500:]}")
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
-        assert task.eval_script is not None
-        verdict = start_verdict(patch, self.grader_version)
+        eval_script = task.required_eval_script()
         sandbox.write_file(TEST_PATCH, patch_bytes(task.test_patch or ""))
-        sandbox.write_file(FIX_PATCH, patch_bytes(patch) if verdict.patch_exists else b"")
-        if not verdict.patch_exists:
-            verdict.reasons.append("the patch is empty")
-            if not ctx.settings.eval.run_empty_patch:
-                return verdict
-        # fix-run.sh applies the patch itself (git apply of /home/fix.patch inside the image), so
-        # patch_and_run, which applies it first, would leave fix-run.sh nothing to apply. The
-        # pipeline's stages for self-applying scripts run instead: inspect the patch beforehand,
-        # run the script, check the log afterwards; decide() settles the verdict as for all.
-        if verdict.patch_exists:
-            inspect_model_patch(task, patch, ctx)
-        log, exit_code = run_script(task, sandbox, ctx, task.eval_script, path=EVAL_SCRIPT_PATH)
-        if exit_code == NO_FIX_RUN_EXIT and NO_FIX_RUN in log:
+        sandbox.write_file(FIX_PATCH, patch_bytes(patch) if patch.strip() else b"")
+        evaluation = run_self_applying(
+            task, patch, sandbox, ctx, eval_script, grader=self.grader_version, path=EVAL_SCRIPT_PATH
+        )
+        verdict, log = evaluation.verdict, evaluation.log
+        if not evaluation.ran:
+            return verdict
+        if evaluation.exit_code == NO_FIX_RUN_EXIT and NO_FIX_RUN in log:
             raise InfraError("eval_error", f"the image {task.image} has no {FIX_RUN}")
-        if verdict.patch_exists:
-            check_script_run(task, sandbox, ctx, log, task.eval_script)
         if verdict.patch_exists:
             verdict.patch_applied = APPLIES in log
             verdict.apply_method = "git apply (fix-run.sh)" if verdict.patch_applied else None

@@ -300,10 +300,10 @@ class NvInternalFamily(BaseFamily):
         return task
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
-        assert task.eval_script is not None
+        eval_script = task.required_eval_script()
         sandbox.write_file(RUN_SCRIPT, _text(task.raw["run_script"]), mode=0o755)
         sandbox.write_file(PARSING_SCRIPT, _text(task.raw["parsing_script"]))
-        run = patch_and_run(task, patch, sandbox, ctx, task.eval_script, grader=self.grader_version)
+        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         verdict = run.verdict
         if not run.ran:
             return verdict

@@ -354,8 +354,10 @@ class R2EGymFamily(BaseFamily):
                 "eval_error",
                 f"cannot set the hidden tests aside (exit {vault.exit_code}): {vault.output[-2000:]}",
             )
-        assert task.eval_script is not None and task.expected_status_map is not None
-        run = patch_and_run(task, patch, sandbox, ctx, task.eval_script, grader=self.grader_version)
+        eval_script = task.required_eval_script()
+        if task.expected_status_map is None:
+            raise InfraError("eval_error", f"{task.instance_id}: the row gave no expected status map")
+        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         if not run.ran:
             return run.verdict
         run.verdict.test_exit_code = run.exit_code

@@ -599,9 +599,9 @@ class SweBenchExtFamily(BaseFamily):
         return task
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
-        assert task.eval_script is not None
+        eval_script = task.required_eval_script()
         framework = framework_for(task.raw.get("test_framework", ""))
-        run = patch_and_run(task, patch, sandbox, ctx, task.eval_script, grader=self.grader_version)
+        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         verdict = run.verdict
         if not run.ran:
             return verdict

@@ -43,8 +43,8 @@ from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import swebench
 from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
+from pytest_swe.grading import DIFF_DIR
 from pytest_swe.grading import patch_and_run
-from pytest_swe.grading.patching import DIFF_DIR
 
 GRADER = "pytest-swe/swe-smith-grader-1 (SWE-bench FULL on F2P/P2P narrowed to the test files run)"
 FAIL_TO_PASS = "FAIL_TO_PASS"
@@ -484,8 +484,8 @@ class SweSmithFamily(BaseFamily):
             task, sandbox, scrub_history=False, timeout=min(ctx.timeout, PREPARE_TIMEOUT)
         )
         ctx.save("prepare.log", setup_log)
-        assert task.eval_script is not None
-        run = patch_and_run(task, patch, sandbox, ctx, task.eval_script, grader=self.grader_version)
+        eval_script = task.required_eval_script()
+        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         if not run.ran:
             return run.verdict
         run.verdict.test_exit_code = run.exit_code

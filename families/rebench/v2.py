@@ -28,8 +28,8 @@ from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.swebench import EMPTY_F2P_REASON
+from pytest_swe.grading import DIFF_DIR
 from pytest_swe.grading import patch_and_run
-from pytest_swe.grading.patching import DIFF_DIR
 
 from .rows import FAIL_TO_PASS
 from .rows import PASS_TO_PASS
@@ -263,14 +263,14 @@ class RebenchV2Family(BaseFamily):
         )
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
-        assert task.eval_script is not None
+        eval_script = task.required_eval_script()
         sandbox.write_file(V2_TEST_PATCH_PATH, patch_bytes(task.test_patch or ""))
         run = patch_and_run(
             task,
             patch,
             sandbox,
             ctx,
-            task.eval_script,
+            eval_script,
             grader=self.grader_version,
             commands=V2_APPLY_COMMANDS,
         )

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
 
+from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 
 
@@ -46,6 +47,13 @@ class Task(BaseModel):
     arch: str = "x86_64"
     created_at: str | None = None
     raw: dict[str, Any] = Field(default_factory=dict, repr=False)
+
+    def required_eval_script(self) -> str:
+        """The eval script ``normalize`` wrote; a task reaching evaluation without one is the family's
+        fault, reported as an eval error on the item rather than a crash of the run."""
+        if self.eval_script is None:
+            raise InfraError("eval_error", f"{self.instance_id}: the family wrote no eval script for this row")
+        return self.eval_script
 
 
 # --- helpers families use to read raw rows -------------------------------------------------

@@ -8,6 +8,7 @@ grade, then :func:`decide` on the evidence of forgery.
 from .findings import SUSPICIOUS
 from .findings import TAMPER
 from .findings import Finding
+from .patching import DIFF_DIR
 from .paths import PathChange
 from .paths import Protection
 from .paths import is_test_path
@@ -25,12 +26,14 @@ from .pipeline import inspect_model_patch
 from .pipeline import integrity_of
 from .pipeline import patch_and_run
 from .pipeline import required_tests
+from .pipeline import run_self_applying
 from .pipeline import settings_of
 from .pipeline import start_verdict
 from .run import classify_fault
 from .run import run_script
 
 __all__ = [
+    "DIFF_DIR",
     "OFFICIAL",
     "POLICIES",
     "POLICY_VERSION",
@@ -53,6 +56,7 @@ __all__ = [
     "patch_and_run",
     "required_tests",
     "run_script",
+    "run_self_applying",
     "settings_of",
     "start_verdict",
 ]

@@ -364,6 +364,39 @@ def check_script_run(task: Task, sandbox: Sandbox, ctx: EvalContext, log: str, s
     integrity_of(task, ctx).add(forged_markers(log, script))
 
 
+def run_self_applying(
+    task: Task,
+    patch: str,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    script: str,
+    *,
+    grader: str,
+    path: str = "/eval.sh",
+) -> EvalRun:
+    """The pipeline for an eval script that applies the patch itself (Multi-SWE-bench's
+    ``fix-run.sh`` runs a strict ``git apply``): stage 1 before the run, the log checks after it.
+
+    Applying the patch first, as :func:`patch_and_run` does, would leave the script nothing to
+    apply, and its own apply decides the official verdict; so the tree is not neutralised here.
+    The family writes the patch where its script reads it before calling this.
+    """
+    verdict = start_verdict(patch, grader)
+    run = EvalRun(verdict)
+    if not verdict.patch_exists:
+        verdict.reasons.append("the patch is empty")
+        if not ctx.settings.eval.run_empty_patch:
+            return run
+    else:
+        inspect_model_patch(task, patch, ctx)
+    run.raw_log, run.exit_code = run_script(task, sandbox, ctx, script, path=path)
+    run.log = run.raw_log
+    run.ran = True
+    if verdict.patch_exists:
+        check_script_run(task, sandbox, ctx, run.raw_log, script)
+    return run
+
+
 # --- 5. decide -------------------------------------------------------------------------------
 
 
