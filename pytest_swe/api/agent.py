@@ -103,14 +103,23 @@ class AgentContext:
 
 @runtime_checkable
 class Agent(Protocol):
-    """An agent. It may also define ``endpoint_bridge_url() -> str | None``: the loopback model
-    URL to bridge into its sandbox (see :mod:`pytest_swe.agentkit.endpoint`)."""
+    """An agent (one that runs a model inside its sandbox may also be a :class:`BridgedAgent`)."""
 
     name: str
     needs_sandbox: bool
 
     def run(self, ctx: AgentContext) -> AgentResult:
         """Run on ``ctx.task``. Raising is allowed: the harness still grades the sandbox's diff."""
+        ...
+
+
+@runtime_checkable
+class BridgedAgent(Protocol):
+    """An agent whose sandbox must reach a model endpoint on the host's loopback
+    (see :mod:`pytest_swe.agentkit.endpoint`)."""
+
+    def endpoint_bridge_url(self) -> str | None:
+        """The loopback model URL to bridge into the sandbox (None: no bridge needed)."""
         ...
 
 

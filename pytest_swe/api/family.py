@@ -57,6 +57,7 @@ class BaseFamily:
     name: str
     grader_version: str = ""
     providers: frozenset[str] | None = None
+    needs: frozenset[str] = frozenset()
     id_fields: tuple[str, ...] = ("instance_id",)
 
     def row_id(self, row: Mapping[str, Any]) -> str | None:
@@ -73,6 +74,8 @@ class Family(Protocol):
     grader_version: str
     providers: frozenset[str] | None
     """Providers this family can run on (None: any)."""
+    needs: frozenset[str]
+    """Provider capabilities this family needs; on a provider lacking one its items are skipped."""
     id_fields: tuple[str, ...]
     """Row fields that hold (or, with :meth:`row_id`, give) the instance id."""
 

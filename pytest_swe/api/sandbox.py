@@ -98,6 +98,14 @@ class Sandbox(Protocol):
 
 
 @runtime_checkable
+class LimitCounters(Protocol):
+    """A sandbox that counts its limit hits (memory kills, process-limit hits, disk), so a fault
+    is named by the limit that caused it."""
+
+    def limit_counters(self) -> Mapping[str, object]: ...
+
+
+@runtime_checkable
 class Provider(Protocol):
     name: str
     capabilities: frozenset[str]
@@ -109,6 +117,15 @@ class Provider(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Preflight(Protocol):
+    """A provider that can say, before any item runs, that it cannot work (engine unreachable, ...)."""
+
+    def preflight(self, timeout: float) -> None:
+        """Raise a :class:`~pytest_swe.api.errors.SweError` saying what is wrong, within ``timeout``."""
+        ...
 
 
 class ProviderFactory(Protocol):

@@ -11,17 +11,17 @@ from typing import Any
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.sandbox import LimitCounters
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.task import Task
 
 
 def limit_counters(sandbox: Sandbox) -> dict[str, Any]:
     """The sandbox's limit counters (memory kills, process-limit hits, disk), when its provider has them."""
-    read = getattr(sandbox, "limit_counters", None)
-    if read is None:
+    if not isinstance(sandbox, LimitCounters):
         return {}
     try:
-        return dict(read())
+        return dict(sandbox.limit_counters())
     except Exception:
         return {}
 
