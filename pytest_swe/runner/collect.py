@@ -80,6 +80,8 @@ def _benchmark_files(config: pytest.Config) -> Iterator[Path]:
 
 def _compile(expr: str) -> Any:
     try:
+        # pytest's private -k/-m expression parser: evaluating it against benchmark-level names
+        # tells which benchmarks no selection can reach, before their datasets load.
         from _pytest.mark.expression import Expression
 
         return Expression.compile(expr)
@@ -223,7 +225,7 @@ class Benchmark(pytest.Collector):
                 problem=problem,
                 fixtureinfo=fixtureinfo,
             )
-            fixtureinfo = item._fixtureinfo
+            fixtureinfo = item._fixtureinfo  # pytest's private fixture closure: every row shares the first's
             yield item
 
 
@@ -257,6 +259,7 @@ class SweItem(pytest.Function):
         return self.path, 0, f"{self.settings.name}::{self.name}"
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # pytest's private formatter of a failure: a pytest-swe fault reads as one line, not a traceback.
         if isinstance(excinfo.value, SweError) and not self.config.getoption("fulltrace", False):
             return f"{type(excinfo.value).__name__}: {excinfo.value}"
         return super()._repr_failure_py(excinfo, style=style)
