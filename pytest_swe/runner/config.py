@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from typing import cast
 
 import yaml
 from omegaconf import DictConfig
@@ -138,7 +139,7 @@ def parse_dotlist(items: Iterable[str]) -> dict[str, Any]:
                 f"--swe-set {item!r}: expected KEY=VALUE (for example --swe-set timeouts.eval=600)"
             )
         try:
-            cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([item]))
+            cfg = cast(DictConfig, OmegaConf.merge(cfg, OmegaConf.from_dotlist([item])))  # mappings merge to one
         except OmegaConfBaseException as exc:
             raise ConfigError(f"--swe-set {item!r}: {exc}") from None
         except yaml.YAMLError as exc:  # the value is parsed as YAML: "{{x}}" is a mapping, quote it

@@ -28,7 +28,7 @@ from pytest_swe.api.errors import DatasetUnavailable
 from pytest_swe.api.errors import RowError
 
 INDEX_VERSION = 2
-IdOf = Callable[[dict[str, Any]], str]
+IdOf = Callable[[dict[str, Any]], str | None]
 
 
 def cache_root() -> Path:
@@ -96,7 +96,8 @@ class DatasetIndex:
         assert self._row_group_starts is not None
         group = max(i for i, start in enumerate(self._row_group_starts) if start <= locator)
         table = self._parquet.read_row_group(group)
-        return table.slice(locator - self._row_group_starts[group], 1).to_pylist()[0]
+        row: dict[str, Any] = table.slice(locator - self._row_group_starts[group], 1).to_pylist()[0]
+        return row
 
 
 # --- indexing ---------------------------------------------------------------------------------
@@ -110,7 +111,7 @@ def _fingerprint(path: Path, id_fields: Sequence[str]) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[str | None], array]:
+def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[str | None], array[int]]:
     ids: list[str | None] = []
     offsets = array("q")
     pattern = re.compile(_ID_PATTERN.format(field=re.escape(id_field)).encode())
