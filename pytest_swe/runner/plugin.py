@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,8 @@ from pytest_swe.runner.collect import BenchmarkFile
 from pytest_swe.runner.collect import SweItem
 from pytest_swe.runner.collect import UnavailableItem
 from pytest_swe.runner.collect import is_benchmark_file
+from pytest_swe.runner.collect import split_shard
+from pytest_swe.runner.header import header_lines
 from pytest_swe.runner.ledger import Ledger
 from pytest_swe.runner.outcome import item_properties
 from pytest_swe.runner.outcome import note_setup_fault
@@ -140,70 +141,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
-def shard_of(item: pytest.Item, total: int) -> int:
-    """1-based shard of an item, stable across machines (by benchmark and instance id)."""
-    key = f"{item.benchmark}::{item.instance_id}" if isinstance(item, SweItem) else item.nodeid
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % total + 1
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     shard = options.parse_shard(options.get(config, "--swe-shard"))
     if shard is None:
         return
-    index, total = shard
-    keep, drop = [], []
-    for item in items:
-        if isinstance(item, (SweItem, UnavailableItem)) and shard_of(item, total) != index:
-            drop.append(item)
-        else:
-            keep.append(item)
+    keep, drop = split_shard(items, *shard)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
 
 
-MAX_HEADER_BENCHMARKS = 8
-
-
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    """The effective run: run id and directory, and each benchmark's family, agent and provider."""
-    from pytest_swe.api.errors import ConfigError
-    from pytest_swe.runner.collect import _benchmark_files
-
-    session = get_session(config)
-    lines = [f"pytest-swe: run {session.run.run_id}, run dir {session.run_dir}"]
-    agent = options.get(config, "--swe-agent") or "(per benchmark)"
-    provider = options.get(config, "--swe-provider") or "(per benchmark)"
-    lines.append(f"pytest-swe: agent {agent}, provider {provider}")
-    files = sorted(set(_benchmark_files(config)))
-    for path in files[:MAX_HEADER_BENCHMARKS]:
-        try:
-            s = session.settings_for(path)
-        except ConfigError:
-            continue  # reported with its full message at collection
-        lines.append(
-            f"pytest-swe: benchmark {s.name}: family {s.family}, agent {s.agent.name}, provider {s.provider.name}, "
-            f"dataset {s.dataset.source} [{s.dataset.split}], timeouts agent {s.timeouts.agent:g}s eval {s.timeouts.eval:g}s"
-        )
-    if len(files) > MAX_HEADER_BENCHMARKS:
-        lines.append(f"pytest-swe: ... and {len(files) - MAX_HEADER_BENCHMARKS} more benchmark files")
-    extras = []
-    if session.overrides:
-        extras.append(f"--swe-set {session.overrides}")
-    if session.extra_config:
-        extras.append(f"--swe-config {session.extra_config}")
-    shard = options.get(config, "--swe-shard")
-    if shard:
-        extras.append(f"shard {shard}")
-    if session.keep:
-        extras.append("keep sandboxes")
-    if session.retries:
-        extras.append(f"retries {session.retries}")
-    if session.resumed:
-        extras.append(f"resuming: {len(session.resumed)} finished items re-emitted")
-    if extras:
-        lines.append("pytest-swe: " + ", ".join(extras))
-    return lines
+    return header_lines(config)
 
 
 @pytest.hookimpl(trylast=True)
