@@ -24,9 +24,8 @@ from pytest_swe.runner.ledger import Ledger
 from pytest_swe.runner.outcome import item_properties
 from pytest_swe.runner.outcome import note_setup_fault
 from pytest_swe.runner.properties import BENCHMARK
-from pytest_swe.runner.properties import INSTANCE_ID
 from pytest_swe.runner.properties import get_record
-from pytest_swe.runner.properties import item_key
+from pytest_swe.runner.properties import instance_key
 from pytest_swe.runner.registry import register_plugins
 from pytest_swe.runner.resume import finished_entries
 from pytest_swe.runner.resume import load_ledger
@@ -176,7 +175,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if not isinstance(item, SweItem):
         return None
     session = get_session(item.config)
-    entry = session.resumed.get(item_key(item.nodeid, {BENCHMARK: item.benchmark, INSTANCE_ID: item.instance_id}))
+    entry = session.resumed.get(instance_key(item.benchmark, item.instance_id, item.nodeid))
     if entry is not None:
         replay(item, entry)
         return True

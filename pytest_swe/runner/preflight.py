@@ -63,12 +63,12 @@ def targets_from_nodeids(session: SweSession, rootpath: Path, nodeids: Iterable[
 
 def check(config: pytest.Config, session: SweSession, targets: list[Target]) -> None:
     """Raise one :class:`pytest.UsageError` for every run-wide fault; warn about partial ones."""
-    from pytest_swe.runner.resume import item_key
+    from pytest_swe.runner.properties import instance_key
 
     targets = [
         t
         for t in targets
-        if item_key("", {"benchmark": t.settings.name, "instance_id": t.instance_id}) not in session.resumed
+        if instance_key(t.settings.name, t.instance_id) not in session.resumed
     ]
     if not targets:
         return

@@ -142,6 +142,11 @@ def item_key(nodeid: str, props: Mapping[str, Any]) -> str:
     return f"{benchmark}::{instance}" if benchmark and instance else nodeid
 
 
+def instance_key(benchmark: str, instance_id: str, nodeid: str = "") -> str:
+    """:func:`item_key` of an item known by its benchmark and instance id."""
+    return item_key(nodeid, {BENCHMARK: benchmark, INSTANCE_ID: instance_id})
+
+
 def _artifact_property(name: str) -> str:
     return name.replace(".", "_") + "_path"
 
