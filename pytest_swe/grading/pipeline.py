@@ -30,6 +30,7 @@ from typing import Any
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.settings import EvalSettings
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading.patching import APPLY_COMMANDS
@@ -111,15 +112,9 @@ class EvalRun:
     apply: ApplyResult | None = None
 
 
-def settings_of(eval_settings: Any) -> tuple[str, Mapping[str, Any]]:
-    """(policy name, options mapping) from ``EvalSettings`` or anything shaped like it."""
-    policy = getattr(eval_settings, "policy", STRICT) or STRICT
-    options = getattr(eval_settings, "policy_options", None)
-    if options is None:
-        return policy, {}
-    if hasattr(options, "model_dump"):
-        return policy, options.model_dump()
-    return policy, dict(options)
+def settings_of(eval_settings: EvalSettings) -> tuple[str, Mapping[str, Any]]:
+    """(policy name, options mapping) of a benchmark's ``eval`` section."""
+    return eval_settings.policy, eval_settings.policy_options.model_dump()
 
 
 def required_tests(task: Task) -> list[str]:
