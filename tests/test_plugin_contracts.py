@@ -151,7 +151,9 @@ def test_fake_provider_runs_a_family_whose_needs_it_meets(pytester: pytest.Pytes
     assert cases["fixed"].properties["grader_version"] == "fake-1"
 
 
-def test_item_is_skipped_when_its_provider_lacks_a_capability_the_family_needs(pytester: pytest.Pytester) -> None:
+def test_item_is_skipped_when_its_provider_lacks_a_capability_the_family_needs(
+    pytester: pytest.Pytester,
+) -> None:
     _project(pytester, family="fake-gpu")
     pytester.makeconftest("pytest_plugins = ['fakeswe']")
     cases = _run(pytester)
@@ -162,14 +164,14 @@ def test_item_is_skipped_when_its_provider_lacks_a_capability_the_family_needs(p
     assert cases["fixed"].properties["masked"] == "true" and cases["fixed"].properties["reward"] == "0.0"
 
 
-REWARD_PLUGIN = '''
+REWARD_PLUGIN = """
 import pytest
 
 
 @pytest.hookimpl
 def pytest_swe_reward(item, task, verdict):
     return 0.25 if verdict.resolved else 0.5
-'''
+"""
 
 
 @pytest.mark.parametrize("where", ["conftest", "early"])
@@ -196,7 +198,10 @@ def _builtin_plugin_modules() -> set[str]:
     for package in ("pytest_swe.families", "pytest_swe.providers", "pytest_swe.agents"):
         for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
             module = importlib.import_module(f"{package}.{info.name}")
-            if any(callable(getattr(module, hook, None)) for hook in ("pytest_swe_families", "pytest_swe_providers", "pytest_swe_agents")):
+            if any(
+                callable(getattr(module, hook, None))
+                for hook in ("pytest_swe_families", "pytest_swe_providers", "pytest_swe_agents")
+            ):
                 found.add(module.__name__)
     return found
 
@@ -207,8 +212,12 @@ def test_every_builtin_plugin_module_is_declared_in_the_entry_point_group() -> N
     builtins = _builtin_plugin_modules()
     assert builtins, "no built-in plugin module found"
     for module in builtins:
-        assert f'"{module}" = "{module}"' in pyproject, f"{module}: add it to [project.entry-points.pytest_swe]"
-        assert module in declared, f"{module}: reinstall the package (pip install -e .) to refresh its entry points"
+        assert f'"{module}" = "{module}"' in pyproject, (
+            f"{module}: add it to [project.entry-points.pytest_swe]"
+        )
+        assert module in declared, (
+            f"{module}: reinstall the package (pip install -e .) to refresh its entry points"
+        )
 
 
 def test_the_command_sees_the_plugins_pytest_sees() -> None:
@@ -230,7 +239,9 @@ def _third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, b
     del sys.modules[module]
 
 
-def test_a_third_party_entry_point_adds_and_replaces_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_third_party_entry_point_adds_and_replaces_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _third_party(
         tmp_path,
         monkeypatch,
@@ -283,7 +294,9 @@ def test_a_family_missing_protocol_members_is_named(tmp_path: Path, monkeypatch:
             return [Bare()]
         """,
     )
-    with pytest.raises(ConfigError, match="lacks grader_version, id_fields, needs, prepare_agent_sandbox, providers, row_id"):
+    with pytest.raises(
+        ConfigError, match="lacks grader_version, id_fields, needs, prepare_agent_sandbox, providers, row_id"
+    ):
         Registry(plugin_manager_for_tools())
 
 
@@ -293,5 +306,7 @@ def test_catalog_names_the_known_entries() -> None:
             self.name = name
 
     catalog = Catalog("agent", [Named("gold"), Named("empty")])
-    with pytest.raises(ConfigError, match=r"unknown agent 'golden' \(known: empty, gold\); did you mean gold"):
+    with pytest.raises(
+        ConfigError, match=r"unknown agent 'golden' \(known: empty, gold\); did you mean gold"
+    ):
         catalog.get("golden")

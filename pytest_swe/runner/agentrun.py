@@ -77,7 +77,8 @@ def run_agent(agent: Agent, ctx: AgentContext, record: ItemRecord) -> AgentResul
                     exit_status=ExitStatus.AGENT_ERROR,
                     message=f"the agent raised {type(exc).__name__}: {exc} (traceback: {error_file})",
                 )
-    except BaseException:  # a skip, an infrastructure error, Ctrl-C: stop the agent's processes, keep the cause
+    except BaseException:
+        # A skip, an infrastructure error, Ctrl-C: stop the agent's processes, keep the cause.
         if sandbox is not None:
             with contextlib.suppress(Exception):
                 sandbox.end_processes()

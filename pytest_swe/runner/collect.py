@@ -141,7 +141,9 @@ def shard_of(item: pytest.Item, total: int) -> int:
     return int(hashlib.sha256(key.encode()).hexdigest(), 16) % total + 1
 
 
-def split_shard(items: list[pytest.Item], index: int, total: int) -> tuple[list[pytest.Item], list[pytest.Item]]:
+def split_shard(
+    items: list[pytest.Item], index: int, total: int
+) -> tuple[list[pytest.Item], list[pytest.Item]]:
     """(kept, deselected) for ``--swe-shard index/total``: benchmark items of other shards go."""
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []

@@ -139,7 +139,8 @@ def parse_dotlist(items: Iterable[str]) -> dict[str, Any]:
                 f"--swe-set {item!r}: expected KEY=VALUE (for example --swe-set timeouts.eval=600)"
             )
         try:
-            cfg = cast(DictConfig, OmegaConf.merge(cfg, OmegaConf.from_dotlist([item])))  # mappings merge to one
+            # Mappings merge to a mapping (the cast tells mypy so).
+            cfg = cast(DictConfig, OmegaConf.merge(cfg, OmegaConf.from_dotlist([item])))
         except OmegaConfBaseException as exc:
             raise ConfigError(f"--swe-set {item!r}: {exc}") from None
         except yaml.YAMLError as exc:  # the value is parsed as YAML: "{{x}}" is a mapping, quote it

@@ -117,13 +117,17 @@ def swe_artifacts(request: pytest.FixtureRequest, swe_settings: BenchmarkSetting
 
 
 @pytest.fixture
-def swe_provider(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_family: Family) -> Provider:
+def swe_provider(
+    request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_family: Family
+) -> Provider:
     """The sandbox provider; skips the item when its family cannot run there (not a provider it
     supports, or one lacking a capability it needs)."""
     name = swe_settings.provider.name
     supported = swe_family.providers
     if supported is not None and name not in supported:
-        pytest.skip(f"family {swe_family.name!r} cannot run on provider {name!r} (it supports: {', '.join(sorted(supported))})")
+        pytest.skip(
+            f"family {swe_family.name!r} cannot run on provider {name!r} (it supports: {', '.join(sorted(supported))})"
+        )
     session = get_session(request.config)
     capabilities = session.registry.providers.get(name, where=swe_settings.file).capabilities
     missing = swe_family.needs - capabilities
@@ -212,7 +216,9 @@ def swe_agent_result(
     """Run the agent and take its patch (``git diff`` of the sandbox unless it returned one);
     see :func:`pytest_swe.runner.agentrun.run_agent`."""
     record = get_record(request.node)
-    sandbox: Sandbox | None = request.getfixturevalue("swe_agent_sandbox") if swe_agent.needs_sandbox else None
+    sandbox: Sandbox | None = (
+        request.getfixturevalue("swe_agent_sandbox") if swe_agent.needs_sandbox else None
+    )
     agent_dir = swe_artifacts / "agent"
     agent_dir.mkdir(parents=True, exist_ok=True)
     ctx = agent_context(
@@ -277,7 +283,9 @@ def swe_verdict(
     verdict_path.write_text(json.dumps(verdict.model_dump(mode="json"), indent=2))
     record.graded(verdict, verdict_path)
     request.config.hook.pytest_swe_verdict(item=request.node, task=swe_task, verdict=verdict)
-    if not verdict.resolved and (request.config.getoption("usepdb", False) or get_session(request.config).keep):
+    if not verdict.resolved and (
+        request.config.getoption("usepdb", False) or get_session(request.config).keep
+    ):
         verdict.reasons.extend(f"enter the {line}" for line in record.sandboxes)
     return verdict
 

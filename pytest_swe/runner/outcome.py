@@ -71,7 +71,9 @@ def assert_resolved(verdict: Verdict) -> None:
         pytest.fail(failure_message(verdict), pytrace=False)
 
 
-def decide_outcome(record: ItemRecord, reports: Mapping[str, pytest.TestReport], reward: float | None) -> Outcome:
+def decide_outcome(
+    record: ItemRecord, reports: Mapping[str, pytest.TestReport], reward: float | None
+) -> Outcome:
     """The item's outcome from its phase reports; ``reward`` (from the hook) counts only for a graded item."""
     setup, call = reports.get("setup"), reports.get("call")
     if (setup is not None and setup.skipped) or (call is not None and call.skipped):
@@ -107,7 +109,9 @@ def note_setup_fault(record: ItemRecord, call: pytest.CallInfo[None]) -> None:
     record.retryable = isinstance(excinfo.value, InfraError) and excinfo.value.retryable
 
 
-def item_properties(item: pytest.Item, reports: Mapping[str, pytest.TestReport], extra: Mapping[str, Any]) -> None:
+def item_properties(
+    item: pytest.Item, reports: Mapping[str, pytest.TestReport], extra: Mapping[str, Any]
+) -> None:
     """At teardown: reward the verdict (``pytest_swe_reward``), decide the outcome, let plugins
     change the properties (``pytest_swe_item_properties``) and put them on the item for JUnit."""
     record = get_record(item)

@@ -110,7 +110,8 @@ def pytest_configure(config: pytest.Config) -> None:
         ledger = Ledger(config, run.run_id, run_dir)
         config.stash[_ledger_key] = ledger
         config.pluginmanager.register(ledger, "swe-ledger")
-        config.pluginmanager.register(XdistController(config), "swe-xdist-controller")  # its xdist hooks are optional
+        # The controller's xdist hooks are optional: without xdist it is this process.
+        config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
     interrupt.install_signal_handlers(config)
 
 
@@ -228,7 +229,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     ledger = config.stash.get(_ledger_key, None)
     cleanup.end_of_run(
-        config, ran=session.had_items or bool(session.providers()) or (ledger is not None and bool(ledger.counts))
+        config,
+        ran=session.had_items or bool(session.providers()) or (ledger is not None and bool(ledger.counts)),
     )
     if ledger is not None:
         ledger.close()
@@ -238,4 +240,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     ledger = config.stash.get(_ledger_key, None)
     if ledger is not None and ledger.kept:
-        terminalreporter.write_line(f"remove the kept sandboxes with: pytest-swe reap --kept --run {ledger.run_id}")
+        terminalreporter.write_line(
+            f"remove the kept sandboxes with: pytest-swe reap --kept --run {ledger.run_id}"
+        )

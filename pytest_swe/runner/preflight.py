@@ -65,11 +65,7 @@ def check(config: pytest.Config, session: SweSession, targets: list[Target]) -> 
     """Raise one :class:`pytest.UsageError` for every run-wide fault; warn about partial ones."""
     from pytest_swe.runner.properties import instance_key
 
-    targets = [
-        t
-        for t in targets
-        if instance_key(t.settings.name, t.instance_id) not in session.resumed
-    ]
+    targets = [t for t in targets if instance_key(t.settings.name, t.instance_id) not in session.resumed]
     if not targets:
         return
     problems: list[str] = []

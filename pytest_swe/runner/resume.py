@@ -37,7 +37,9 @@ def load_ledger(run_dir: Path) -> dict[str, dict[str, Any]]:
     """The last recorded entry of every item in a run directory's ledger (later lines win)."""
     path = Path(run_dir) / LEDGER_NAME
     if not path.exists():
-        raise pytest.UsageError(f"--swe-resume {run_dir}: no {LEDGER_NAME} there (not a pytest-swe run directory?)")
+        raise pytest.UsageError(
+            f"--swe-resume {run_dir}: no {LEDGER_NAME} there (not a pytest-swe run directory?)"
+        )
     entries: dict[str, dict[str, Any]] = {}
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
@@ -99,8 +101,16 @@ def replay(item: pytest.Item, entry: dict[str, Any]) -> None:
         user_properties: Any = (),
     ) -> pytest.TestReport:
         rep = pytest.TestReport(
-            item.nodeid, item.location, {k: 1 for k in item.keywords}, result, rep_longrepr, when,
-            duration=0.0, start=now, stop=now, user_properties=list(user_properties),
+            item.nodeid,
+            item.location,
+            {k: 1 for k in item.keywords},
+            result,
+            rep_longrepr,
+            when,
+            duration=0.0,
+            start=now,
+            stop=now,
+            user_properties=list(user_properties),
         )
         rep.swe_replayed = True  # type: ignore[attr-defined]
         return rep

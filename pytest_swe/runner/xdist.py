@@ -28,7 +28,9 @@ def will_run(config: pytest.Config) -> bool:
 
 def is_crash_report(report: pytest.TestReport) -> bool:
     """xdist's report of an item whose worker died running it (an infrastructure error)."""
-    return str(report.when) == CRASH_PHASE and report.failed and bool(getattr(report, _CRASH_PROPERTIES, None))
+    return (
+        str(report.when) == CRASH_PHASE and report.failed and bool(getattr(report, _CRASH_PROPERTIES, None))
+    )
 
 
 class XdistController:
