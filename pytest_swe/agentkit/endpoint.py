@@ -34,6 +34,7 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 
+from pytest_swe.api.agent import EndpointBridging
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.sandbox import Sandbox
@@ -246,8 +247,7 @@ def _pipe(source: socket.socket, dest: socket.socket) -> None:
 
 def open_bridge(agent: Any, spec: SandboxSpec) -> EndpointBridge | None:
     """Start a bridge when the agent asks for one (``endpoint_bridge_url()``) and mount it into ``spec``."""
-    wants = getattr(agent, "endpoint_bridge_url", None)
-    url = wants() if callable(wants) else None
+    url = agent.endpoint_bridge_url() if isinstance(agent, EndpointBridging) else None
     if not url:
         return None
     bridge = EndpointBridge(url)

@@ -24,6 +24,10 @@ class InfraError(SweError):
     ``provider_unavailable``, ``model_endpoint``, ``eval_error``.
     """
 
+    retryable: bool = True
+    """Whether another attempt in this run could help (``--swe-retries``); not when, say, the
+    run's budget is spent."""
+
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind

@@ -78,6 +78,7 @@ class BaseFamily:
     name: str
     grader_version: str = ""
     providers: frozenset[str] | None = None
+    needs: frozenset[str] = frozenset()
     id_fields: tuple[str, ...] = ("instance_id",)
 
     def row_id(self, row: Mapping[str, object]) -> str | None:
@@ -100,6 +101,11 @@ class Family(Protocol):
     @property
     def providers(self) -> frozenset[str] | None:
         """Providers this family can run on (None: any)."""
+        ...
+
+    @property
+    def needs(self) -> frozenset[str]:
+        """Provider capabilities this family needs; on a provider lacking one its items are skipped."""
         ...
 
     @property

@@ -7,6 +7,7 @@ so ``pytest benchmarks/ -k demo`` does not download anything for other benchmark
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
 from collections.abc import Iterable
@@ -56,7 +57,7 @@ def _explicit_args(config: pytest.Config) -> set[Path]:
 _SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", "venv", "build", "dist", "swe-runs"}
 
 
-def _benchmark_files(config: pytest.Config) -> Iterator[Path]:
+def benchmark_files(config: pytest.Config) -> Iterator[Path]:
     """Benchmark files under the command line's arguments (for -k reasoning and the header).
 
     Walks without entering hidden, virtual-environment or dependency directories.
@@ -80,6 +81,8 @@ def _benchmark_files(config: pytest.Config) -> Iterator[Path]:
 
 def _compile(expr: str) -> Any:
     try:
+        # pytest's private -k/-m expression parser: evaluating it against benchmark-level names
+        # tells which benchmarks no selection can reach, before their datasets load.
         from _pytest.mark.expression import Expression
 
         return Expression.compile(expr)
@@ -126,10 +129,30 @@ def could_select(collector: pytest.Collector, markers: Iterable[str]) -> bool:
         return True
     session = get_session(config)
     if session.benchmark_names is None:
-        session.benchmark_names = sorted({peek_name(p) for p in _benchmark_files(config)})
+        session.benchmark_names = sorted({peek_name(p) for p in benchmark_files(config)})
     known = [node.name for node in collector.listchain() if not isinstance(node, pytest.Session)] + markers
     others = [n for n in session.benchmark_names if n != collector.name]
     return any(compiled.evaluate(_Matcher(known, others, value, exact=False)) for value in (False, True))
+
+
+def shard_of(item: pytest.Item, total: int) -> int:
+    """1-based shard of an item, stable across machines (by benchmark and instance id)."""
+    key = f"{item.benchmark}::{item.instance_id}" if isinstance(item, SweItem) else item.nodeid
+    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % total + 1
+
+
+def split_shard(
+    items: list[pytest.Item], index: int, total: int
+) -> tuple[list[pytest.Item], list[pytest.Item]]:
+    """(kept, deselected) for ``--swe-shard index/total``: benchmark items of other shards go."""
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        if isinstance(item, (SweItem, UnavailableItem)) and shard_of(item, total) != index:
+            drop.append(item)
+        else:
+            keep.append(item)
+    return keep, drop
 
 
 # --- collectors and items ----------------------------------------------------------------------
@@ -223,7 +246,7 @@ class Benchmark(pytest.Collector):
                 problem=problem,
                 fixtureinfo=fixtureinfo,
             )
-            fixtureinfo = item._fixtureinfo
+            fixtureinfo = item._fixtureinfo  # pytest's private fixture closure: every row shares the first's
             yield item
 
 
@@ -257,6 +280,7 @@ class SweItem(pytest.Function):
         return self.path, 0, f"{self.settings.name}::{self.name}"
 
     def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # pytest's private formatter of a failure: a pytest-swe fault reads as one line, not a traceback.
         if isinstance(excinfo.value, SweError) and not self.config.getoption("fulltrace", False):
             return f"{type(excinfo.value).__name__}: {excinfo.value}"
         return super()._repr_failure_py(excinfo, style=style)

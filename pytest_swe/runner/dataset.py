@@ -29,7 +29,7 @@ from pytest_swe.api.errors import DatasetUnavailable
 from pytest_swe.api.errors import RowError
 
 INDEX_VERSION = 2
-IdOf = Callable[[dict[str, Any]], str]
+IdOf = Callable[[dict[str, Any]], str | None]
 
 
 def cache_root() -> Path:

@@ -10,43 +10,35 @@ to get the same fixtures for that task.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pytest_swe import grading
-from pytest_swe.agentkit.budget import RunBudget
-from pytest_swe.agentkit.budget import parse_limits
 from pytest_swe.agentkit.endpoint import bridge_key
 from pytest_swe.agentkit.endpoint import open_bridge
 from pytest_swe.api.agent import Agent
-from pytest_swe.api.agent import AgentContext
 from pytest_swe.api.agent import AgentResult
-from pytest_swe.api.agent import ExitStatus
 from pytest_swe.api.errors import ConfigError
-from pytest_swe.api.errors import InfraError
-from pytest_swe.api.errors import NotApplicable
 from pytest_swe.api.errors import RowError
-from pytest_swe.api.errors import SweError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.family import Family
-from pytest_swe.api.patch import encode_patch
-from pytest_swe.api.patch import patch_sha256
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
-from pytest_swe.grading.patching import take_diff
+from pytest_swe.runner.agentrun import PATCH_NAME
+from pytest_swe.runner.agentrun import agent_context
+from pytest_swe.runner.agentrun import run_agent
+from pytest_swe.runner.agentrun import take_patch
 from pytest_swe.runner.collect import SweItem
 from pytest_swe.runner.dataset import RowRef
-from pytest_swe.runner.outcome import get_record
+from pytest_swe.runner.properties import Identity
+from pytest_swe.runner.properties import get_record
 from pytest_swe.runner.session import get_session
 
 
@@ -93,16 +85,18 @@ def swe_task(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, sw
     _, ref, problem = _source(request)
     record = get_record(request.node)
     row_name = f"{ref.position + 1}" + (f" ({ref.instance_id})" if ref.instance_id else "")
-    record.properties.update(
-        family=swe_settings.family,
-        benchmark=swe_settings.name,
-        instance_id=ref.instance_id or "",
-        dataset=swe_settings.dataset.source,
-        split=swe_settings.dataset.split,
-        agent=swe_settings.agent.name,
-        provider=swe_settings.provider.name,
-        grader_version=getattr(swe_family, "grader_version", ""),
-        run_id=session.run.run_id,
+    record.identify(
+        Identity(
+            family=swe_settings.family,
+            benchmark=swe_settings.name,
+            instance_id=ref.instance_id or "",
+            dataset=swe_settings.dataset.source,
+            split=swe_settings.dataset.split,
+            agent=swe_settings.agent.name,
+            provider=swe_settings.provider.name,
+            grader_version=swe_family.grader_version,
+            run_id=session.run.run_id,
+        )
     )
     if problem:
         raise RowError("instance_id", problem, row=row_name)
@@ -123,13 +117,26 @@ def swe_artifacts(request: pytest.FixtureRequest, swe_settings: BenchmarkSetting
 
 
 @pytest.fixture
-def swe_provider(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_family: Family) -> Provider:
-    """The sandbox provider; skips the item when its family cannot run there."""
+def swe_provider(
+    request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_family: Family
+) -> Provider:
+    """The sandbox provider; skips the item when its family cannot run there (not a provider it
+    supports, or one lacking a capability it needs)."""
     name = swe_settings.provider.name
-    supported = getattr(swe_family, "providers", None)
+    supported = swe_family.providers
     if supported is not None and name not in supported:
-        pytest.skip(f"family {swe_family.name!r} cannot run on provider {name!r} (it supports: {', '.join(sorted(supported))})")
-    return get_session(request.config).provider_for(swe_settings)
+        pytest.skip(
+            f"family {swe_family.name!r} cannot run on provider {name!r} (it supports: {', '.join(sorted(supported))})"
+        )
+    session = get_session(request.config)
+    capabilities = session.registry.providers.get(name, where=swe_settings.file).capabilities
+    missing = swe_family.needs - capabilities
+    if missing:
+        pytest.skip(
+            f"family {swe_family.name!r} needs provider capability {', '.join(sorted(missing))}, which provider "
+            f"{name!r} lacks (it has: {', '.join(sorted(capabilities)) or 'none'})"
+        )
+    return session.provider_for(swe_settings)
 
 
 @pytest.fixture
@@ -161,18 +168,16 @@ def _open_sandbox(request: pytest.FixtureRequest, provider: Provider, spec: Sand
     record = get_record(request.node)
     with record.timed("sandbox"):
         sandbox = provider.create(spec)
-    record.sandboxes.append(f"{spec.role}: {sandbox.enter_command()}")
+    record.sandbox_opened(spec.role, sandbox.enter_command())
     return sandbox
 
 
 def _close_sandbox(request: pytest.FixtureRequest, sandbox: Sandbox) -> None:
     record = get_record(request.node)
     if get_session(request.config).keep:
-        record.properties[f"kept_{sandbox.spec.role}_sandbox"] = sandbox.enter_command()
+        record.sandbox_kept(sandbox.spec.role, sandbox.enter_command())
         return
-    result = sandbox.close()
-    key = f"cleanup_{sandbox.spec.role}"
-    record.properties[key] = "ok" if result.removed else f"failed after {result.attempts} attempts: {result.error}"
+    record.sandbox_closed(sandbox.spec.role, sandbox.close())
 
 
 @pytest.fixture
@@ -208,80 +213,24 @@ def swe_agent_result(
     swe_agent: Agent,
     swe_artifacts: Path,
 ) -> AgentResult:
-    """Run the agent and take its patch (``git diff`` of the sandbox unless it returned one).
-
-    Partial work is never thrown away: an agent stopped by a limit, or one that raised, still
-    has the diff of what it changed graded (``agent_error`` says it crashed). Only a model
-    endpoint failure is an infrastructure error (masked), never a scored empty patch.
-    """
+    """Run the agent and take its patch (``git diff`` of the sandbox unless it returned one);
+    see :func:`pytest_swe.runner.agentrun.run_agent`."""
     record = get_record(request.node)
-    sandbox: Sandbox | None = request.getfixturevalue("swe_agent_sandbox") if swe_agent.needs_sandbox else None
+    sandbox: Sandbox | None = (
+        request.getfixturevalue("swe_agent_sandbox") if swe_agent.needs_sandbox else None
+    )
     agent_dir = swe_artifacts / "agent"
     agent_dir.mkdir(parents=True, exist_ok=True)
-    settings = swe_settings.agent.model_dump()
-    _, budget_settings = parse_limits(settings)
-    ctx = AgentContext(
-        task=swe_task,
-        settings=settings,
+    ctx = agent_context(
+        swe_task,
+        swe_settings,
         artifacts=agent_dir,
-        timeout=swe_settings.timeouts.agent,
-        command_timeout=swe_settings.timeouts.command,
         sandbox=sandbox,
-        output_limit=swe_settings.limits.output_bytes,
         endpoint=request.node.stash.get(bridge_key, None),
-        budget=RunBudget(get_session(request.config).run_dir, budget_settings),
+        run_dir=get_session(request.config).run_dir,
     )
-    try:
-        with record.timed("agent"):
-            try:
-                result = swe_agent.run(ctx)
-            except NotApplicable as exc:
-                pytest.skip(str(exc))
-            except SweError:
-                raise
-            except Exception as exc:  # the agent crashed: grade what it left behind
-                trace = traceback.format_exc()
-                (agent_dir / "error.txt").write_text(trace)
-                result = AgentResult(
-                    exit_status=ExitStatus.AGENT_ERROR,
-                    message=f"the agent raised {type(exc).__name__}: {exc} (traceback: {agent_dir / 'error.txt'})",
-                )
-    except BaseException:  # a skip, an infrastructure error, Ctrl-C: stop the agent's processes, keep the cause
-        if sandbox is not None:
-            with contextlib.suppress(Exception):
-                sandbox.end_processes()
-        raise
-    if sandbox is not None:
-        sandbox.end_processes()  # nothing the agent left running may outlive it or touch the diff
-    record.properties.update(
-        agent_exit_status=str(result.exit_status),
-        agent_steps=result.steps,
-        agent_calls=result.usage.calls,
-        agent_prompt_tokens=result.usage.prompt_tokens,
-        agent_completion_tokens=result.usage.completion_tokens,
-        agent_cost="" if result.usage.cost is None else result.usage.cost,
-        trajectory_path=result.trajectory_path or "",
-    )
-    if result.message and result.exit_status not in (ExitStatus.SUBMITTED, ExitStatus.REPLAYED):
-        record.properties["agent_message"] = result.message[:1000]
-    if result.model_name:
-        record.properties["model"] = result.model_name
-    for key, value in result.extra.items():
-        if key.endswith("_path") and value:  # e.g. the command agent's stdout and stderr files
-            record.properties[f"agent_{key}"] = str(value)
-    if result.exit_status == ExitStatus.MODEL_ERROR:
-        raise InfraError("model_endpoint", result.message or "the model endpoint failed")
-    if sandbox is not None and result.patch is None:
-        result.patch = take_diff(sandbox, swe_task.workdir, swe_task.base_commit, timeout=swe_settings.timeouts.command)
-    patch = result.patch or ""
-    patch_path = swe_artifacts / "patch.diff"
-    patch_path.write_bytes(encode_patch(patch))
-    record.properties.update(
-        patch_exists=bool(patch.strip()),
-        patch_sha256=patch_sha256(patch),
-        patch_bytes=len(encode_patch(patch)),
-        patch_path=str(patch_path),
-    )
+    result = run_agent(swe_agent, ctx, record)
+    take_patch(result, ctx, swe_settings, swe_artifacts, record)
     request.config.hook.pytest_swe_agent_finished(item=request.node, task=swe_task, result=result)
     return result
 
@@ -327,48 +276,18 @@ def swe_verdict(
                 swe_family.evaluate(swe_task, swe_agent_result.patch or "", swe_eval_sandbox, ctx), ctx
             )
     finally:
-        for name, path in ctx.saved.items():
-            record.properties[_artifact_property(name)] = path
-    verdict.artifacts = {"patch": str(swe_artifacts / "patch.diff"), **ctx.saved}
+        record.artifacts_saved(ctx.saved)
+    verdict.artifacts = {"patch": str(swe_artifacts / PATCH_NAME), **ctx.saved}
     verdict_path = swe_artifacts / "verdict.json"
     verdict.artifacts["verdict"] = str(verdict_path)
     verdict_path.write_text(json.dumps(verdict.model_dump(mode="json"), indent=2))
-    record.verdict = verdict
-    record.properties.update(_verdict_properties(verdict))
-    record.properties["verdict_path"] = str(verdict_path)
+    record.graded(verdict, verdict_path)
     request.config.hook.pytest_swe_verdict(item=request.node, task=swe_task, verdict=verdict)
-    if not verdict.resolved and (request.config.getoption("usepdb", False) or get_session(request.config).keep):
+    if not verdict.resolved and (
+        request.config.getoption("usepdb", False) or get_session(request.config).keep
+    ):
         verdict.reasons.extend(f"enter the {line}" for line in record.sandboxes)
     return verdict
-
-
-def _artifact_property(name: str) -> str:
-    return name.replace(".", "_") + "_path"
-
-
-def _verdict_properties(verdict: Verdict) -> dict[str, Any]:
-    f2p, p2p = verdict.group("FAIL_TO_PASS"), verdict.group("PASS_TO_PASS")
-    props: dict[str, Any] = {
-        "f2p_passed": len(f2p.success),
-        "f2p_total": f2p.total,
-        "p2p_passed": len(p2p.success),
-        "p2p_total": p2p.total,
-        "patch_applied": "" if verdict.patch_applied is None else verdict.patch_applied,
-        "resolution": verdict.resolution,
-        "log_valid": verdict.log_valid,
-        "test_exit_code": "" if verdict.test_exit_code is None else verdict.test_exit_code,
-    }
-    if verdict.tamper:
-        props["tamper"] = "; ".join(verdict.tamper)
-    if verdict.extra.get("neutralised"):
-        props["neutralised"] = "; ".join(str(p).replace(";", ",") for p in verdict.extra["neutralised"])
-    if verdict.suspicious:
-        props["suspicious"] = "; ".join(verdict.suspicious)
-    for name, group in verdict.tests_status.items():
-        if name not in ("FAIL_TO_PASS", "PASS_TO_PASS") and group.total:
-            props[f"{name.lower()}_passed"] = len(group.success)
-            props[f"{name.lower()}_total"] = group.total
-    return props
 
 
 __all__ = [

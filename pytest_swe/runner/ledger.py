@@ -18,11 +18,14 @@ from typing import Any
 import pytest
 
 import pytest_swe
+from pytest_swe.runner.properties import BENCHMARK
+from pytest_swe.runner.properties import OUTCOME
+from pytest_swe.runner.properties import RUN_LEVEL
+from pytest_swe.runner.properties import is_item
+from pytest_swe.runner.properties import kept_sandboxes
 
 LEDGER_NAME = "ledger.jsonl"
 RUN_META_NAME = "run.json"
-# Item properties that describe the run rather than the item: gathered into testsuite properties.
-RUN_LEVEL = ("benchmark", "family", "dataset", "split", "grader_version", "agent", "provider")
 
 
 def describe_longrepr(report: pytest.TestReport) -> dict[str, Any]:
@@ -91,16 +94,16 @@ class Ledger:
             return
         self._phases.pop(report.nodeid, None)
         props = dict(report.user_properties)
-        if "reward" not in props:
+        if not is_item(props):
             return  # not a pytest-swe item
-        outcome = str(props.get("outcome", ""))
+        outcome = str(props.get(OUTCOME, ""))
         message, phase, longrepr = "", None, {}
         for when in ("setup", "call", "teardown", "???"):
             rep = phases.get(when)
             if rep is not None and (rep.failed or rep.skipped):
                 message, phase, longrepr = message_of(rep), when, describe_longrepr(rep)
                 break
-        if not getattr(report, "swe_replayed", False):
+        if not getattr(report, "swe_replayed", False):  # set on the reports resume replays
             self.append(
                 {
                     "nodeid": report.nodeid,
@@ -118,8 +121,8 @@ class Ledger:
             if props.get(key):
                 self.run_values[key].add(str(props[key]))
         self.counts[outcome] += 1
-        self.per_benchmark.setdefault(str(props.get("benchmark", "")), Counter())[outcome] += 1
-        self.kept += [f"{props.get('instance_id')}: {v}" for k, v in props.items() if k.startswith("kept_")]
+        self.per_benchmark.setdefault(str(props.get(BENCHMARK, "")), Counter())[outcome] += 1
+        self.kept += kept_sandboxes(props)
 
     def metadata(self) -> dict[str, Any]:
         meta: dict[str, Any] = {
@@ -137,7 +140,7 @@ class Ledger:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         meta = self.metadata()
-        xml = _junit_writer(self.config)
+        xml = junit_writer(self.config)
         if xml is not None:
             for key, value in meta.items():
                 if key != "started":
@@ -174,8 +177,10 @@ def _worker_of(report: pytest.TestReport) -> str:
     return str(getattr(gateway, "id", "main"))
 
 
-def _junit_writer(config: pytest.Config) -> Any:
+def junit_writer(config: pytest.Config) -> Any:
+    """pytest's JUnit writer of this run (None without ``--junitxml``)."""
     try:
+        # The writer's private stash key: pytest has no public API for the run's testsuite properties.
         from _pytest.junitxml import xml_key
     except ImportError:
         return None

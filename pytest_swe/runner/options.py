@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from typing import Literal
 
 import pytest
 
@@ -73,7 +74,12 @@ OPTIONS: tuple[Option, ...] = (
     ),
 )
 
-_INI_TYPES = {"string": "string", "int": "string", "bool": "bool", "list": "linelist"}
+_INI_TYPES: dict[str, Literal["string", "bool", "linelist"]] = {
+    "string": "string",
+    "int": "string",
+    "bool": "bool",
+    "list": "linelist",
+}
 
 
 def add_options(parser: pytest.Parser) -> None:

@@ -6,11 +6,7 @@ infrastructure fault (0.0, masked); skipped = not applicable (0.0, masked).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from dataclasses import field
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -19,65 +15,12 @@ from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.verdict import Verdict
-
-record_key = pytest.StashKey["ItemRecord"]()
+from pytest_swe.runner.properties import ItemRecord
+from pytest_swe.runner.properties import Outcome
+from pytest_swe.runner.properties import as_user_properties
+from pytest_swe.runner.properties import get_record
 
 MAX_LISTED_TESTS = 20
-
-# Order in which properties appear in the JUnit file (others follow, sorted).
-PROPERTY_ORDER = (
-    "reward",
-    "resolved",
-    "masked",
-    "error_kind",
-    "outcome",
-    "family",
-    "benchmark",
-    "instance_id",
-    "agent",
-    "provider",
-    "dataset",
-    "split",
-    "f2p_passed",
-    "f2p_total",
-    "p2p_passed",
-    "p2p_total",
-    "patch_exists",
-    "patch_applied",
-    "patch_sha256",
-    "patch_bytes",
-    "agent_exit_status",
-    "agent_steps",
-)
-
-
-@dataclass
-class ItemRecord:
-    """What an item's fixtures learned, turned into JUnit properties at teardown."""
-
-    properties: dict[str, Any] = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    verdict: Verdict | None = None
-    task: Any = None
-    error_kind: str | None = None
-    retryable: bool = False
-    outcome: str | None = None
-    sandboxes: list[str] = field(default_factory=list)
-
-    @contextmanager
-    def timed(self, phase: str) -> Iterator[None]:
-        start = time.monotonic()
-        try:
-            yield
-        finally:
-            self.timings[phase] = round(self.timings.get(phase, 0.0) + time.monotonic() - start, 3)
-
-
-def get_record(item: pytest.Item) -> ItemRecord:
-    record = item.stash.get(record_key, None)
-    if record is None:
-        record = item.stash[record_key] = ItemRecord()
-    return record
 
 
 def error_kind(exc: BaseException) -> str:
@@ -128,19 +71,10 @@ def assert_resolved(verdict: Verdict) -> None:
         pytest.fail(failure_message(verdict), pytrace=False)
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    return str(value)
-
-
-def final_properties(
-    item: pytest.Item, reports: dict[str, pytest.TestReport], reward: float | None
-) -> dict[str, Any]:
-    """The item's properties once its outcome is known (called at teardown)."""
-    record = get_record(item)
+def decide_outcome(
+    record: ItemRecord, reports: Mapping[str, pytest.TestReport], reward: float | None
+) -> Outcome:
+    """The item's outcome from its phase reports; ``reward`` (from the hook) counts only for a graded item."""
     setup, call = reports.get("setup"), reports.get("call")
     if (setup is not None and setup.skipped) or (call is not None and call.skipped):
         outcome = "skipped"
@@ -153,28 +87,41 @@ def final_properties(
     else:
         outcome = "error"
     resolved = outcome == "passed"
-    masked = outcome in ("error", "skipped")
-    props = dict(record.properties)
-    props.update(
-        reward=float(
-            reward if reward is not None and outcome in ("passed", "failed") else (1.0 if resolved else 0.0)
-        ),
+    kind = ""
+    if outcome == "error":
+        kind = record.error_kind or "harness_error"
+    graded = reward is not None and outcome in ("passed", "failed")
+    return Outcome(
+        reward=float(reward if graded and reward is not None else (1.0 if resolved else 0.0)),
         resolved=resolved,
-        masked=masked,
-        error_kind=record.error_kind if outcome == "error" else "",
+        masked=outcome in ("error", "skipped"),
+        error_kind=kind,
         outcome=outcome,
     )
-    if outcome == "error" and not record.error_kind:
-        props["error_kind"] = "harness_error"
-    for phase, seconds in record.timings.items():
-        props[f"time_{phase}"] = seconds
-    record.outcome = outcome
-    return props
 
 
-def as_user_properties(props: dict[str, Any]) -> list[tuple[str, str]]:
-    ordered = [k for k in PROPERTY_ORDER if k in props] + sorted(k for k in props if k not in PROPERTY_ORDER)
-    return [(k, _fmt(props[k])) for k in ordered]
+def note_setup_fault(record: ItemRecord, call: pytest.CallInfo[None]) -> None:
+    """A setup that raised (not a skip): name the fault, and whether another attempt could help."""
+    excinfo = call.excinfo
+    if call.when != "setup" or excinfo is None or excinfo.errisinstance(pytest.skip.Exception):
+        return
+    record.error_kind = error_kind(excinfo.value)
+    record.retryable = isinstance(excinfo.value, InfraError) and excinfo.value.retryable
+
+
+def item_properties(
+    item: pytest.Item, reports: Mapping[str, pytest.TestReport], extra: Mapping[str, Any]
+) -> None:
+    """At teardown: reward the verdict (``pytest_swe_reward``), decide the outcome, let plugins
+    change the properties (``pytest_swe_item_properties``) and put them on the item for JUnit."""
+    record = get_record(item)
+    reward = None
+    if record.verdict is not None and record.task is not None:
+        reward = item.config.hook.pytest_swe_reward(item=item, task=record.task, verdict=record.verdict)
+    props = record.final(decide_outcome(record, reports, reward), extra)
+    item.config.hook.pytest_swe_item_properties(item=item, properties=props)
+    item.user_properties[:] = [p for p in item.user_properties if p[0] not in props]
+    item.user_properties.extend(as_user_properties(props))
 
 
 __all__ = ["ItemRecord", "assert_resolved", "error_kind", "failure_message", "get_record"]

@@ -15,11 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from typing import Protocol
+from typing import runtime_checkable
 
 import pytest
 
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import SweError
+from pytest_swe.api.sandbox import Preflight
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.runner.session import SweSession
 
@@ -60,13 +63,9 @@ def targets_from_nodeids(session: SweSession, rootpath: Path, nodeids: Iterable[
 
 def check(config: pytest.Config, session: SweSession, targets: list[Target]) -> None:
     """Raise one :class:`pytest.UsageError` for every run-wide fault; warn about partial ones."""
-    from pytest_swe.runner.resume import item_key
+    from pytest_swe.runner.properties import instance_key
 
-    targets = [
-        t
-        for t in targets
-        if item_key("", {"benchmark": t.settings.name, "instance_id": t.instance_id}) not in session.resumed
-    ]
+    targets = [t for t in targets if instance_key(t.settings.name, t.instance_id) not in session.resumed]
     if not targets:
         return
     problems: list[str] = []
@@ -96,10 +95,10 @@ def _check_predictions(config: pytest.Config, session: SweSession, targets: list
 
     files: dict[tuple[str, str], list[BenchmarkSettings]] = {}
     for settings in _distinct(targets).values():
-        agent = settings.agent.model_dump()
-        if settings.agent.name != "predictions" or not agent.get("predictions"):
+        section = settings.agent.model_dump()
+        if settings.agent.name != "predictions" or not section.get("predictions"):
             continue
-        key = (str(agent["predictions"]), str(agent.get("predictions_duplicates") or "error"))
+        key = (str(section["predictions"]), str(section.get("predictions_duplicates") or "error"))
         files.setdefault(key, []).append(settings)
     problems = []
     for (path, duplicates), benchmarks in files.items():
@@ -127,7 +126,7 @@ def _check_predictions(config: pytest.Config, session: SweSession, targets: list
                 f"{listed(sorted(predictions.duplicates))}",
             )
         known: set[str] = set()
-        names = []
+        names: list[str] = []
         for settings in benchmarks:
             ids = _dataset_ids(session, settings)
             if ids is None:
@@ -176,11 +175,10 @@ def _check_providers(session: SweSession, targets: list[Target]) -> list[str]:
             provider = factory(opts, session.run)
         except ConfigError:
             continue  # reported per item, with the benchmark file
-        preflight = getattr(provider, "preflight", None)
-        if not callable(preflight):
+        if not isinstance(provider, Preflight):
             continue
         try:
-            preflight(timeout=PROVIDER_TIMEOUT)
+            provider.preflight(timeout=PROVIDER_TIMEOUT)
         except SweError as exc:
             message = exc.args[0] if exc.args else str(exc)
             problems.append(f"provider {name!r} (benchmark {', '.join(seen[key])}): {message}")
@@ -190,11 +188,20 @@ def _check_providers(session: SweSession, targets: list[Target]) -> list[str]:
 # --- model endpoints ---------------------------------------------------------------------------
 
 
-def endpoint_url(agent: Any) -> str | None:
+@runtime_checkable
+class CallsEndpoint(Protocol):
+    """An agent that calls a model endpoint (its ``endpoint`` is an agentkit ``ModelEndpoint``)."""
+
+    endpoint: object
+
+
+def endpoint_url(agent: object) -> str | None:
     """The model endpoint an agent will call (``agent.endpoint.base_url``), if it has one."""
     from pytest_swe.agentkit.endpoint import ModelEndpoint
 
-    endpoint = getattr(agent, "endpoint", None)
+    if not isinstance(agent, CallsEndpoint):
+        return None
+    endpoint = agent.endpoint
     if isinstance(endpoint, ModelEndpoint) and endpoint.base_url:
         return endpoint.base_url
     return None

@@ -1,18 +1,63 @@
-"""Families, providers and agents gathered from every plugin through pytest-swe's hooks."""
+"""Finding plugins, and the families, providers and agents they provide.
+
+Plugins are found one way, for pytest and the ``pytest-swe`` command alike: the modules named
+by the ``pytest_swe`` entry-point group. The built-in families, providers and agents are
+declared there in pyproject.toml, like any third-party plugin.
+"""
 
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
 from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import Any
 from typing import Generic
 from typing import TypeVar
 
-import pytest
+import pluggy
 
+from pytest_swe.api import hookspecs
+from pytest_swe.api.agent import AgentFactory
 from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import ProviderFactory
+
+ENTRY_POINT_GROUP = "pytest_swe"
+OWN_DISTRIBUTION = "pytest-swe"
 
 T = TypeVar("T")
+
+
+def _is_builtin(entry_point: importlib.metadata.EntryPoint) -> bool:
+    dist = getattr(entry_point, "dist", None)  # None for entry points not read from a distribution
+    name = dist.metadata["Name"] if dist is not None else None
+    return isinstance(name, str) and name.replace("_", "-").lower() == OWN_DISTRIBUTION
+
+
+def register_plugins(pm: pluggy.PluginManager) -> None:
+    """Register the module of every ``pytest_swe`` entry point (skipping names ``-p no:`` blocked).
+
+    The built-ins go first: hook results come latest registration first, so a third-party
+    family, provider or agent with a built-in's name replaces it.
+    """
+    entry_points = sorted(
+        importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: not _is_builtin(ep)
+    )
+    for entry_point in entry_points:
+        if pm.is_blocked(entry_point.name) or pm.has_plugin(entry_point.name):
+            continue  # blocked, or the same entry point seen again (an egg-info beside the install)
+        plugin = entry_point.load()
+        if not pm.is_registered(plugin):
+            pm.register(plugin, entry_point.name)
+
+
+def plugin_manager_for_tools() -> pluggy.PluginManager:
+    """The plugins pytest would load, outside pytest (for the ``pytest-swe`` command)."""
+    pm = pluggy.PluginManager("pytest")  # the project name of ``pytest.hookimpl`` marks
+    pm.add_hookspecs(hookspecs)
+    register_plugins(pm)
+    return pm
 
 
 class Catalog(Generic[T]):
@@ -22,7 +67,7 @@ class Catalog(Generic[T]):
         self.kind = kind
         self.entries: dict[str, T] = {}
         for entry in entries:
-            name = getattr(entry, "name", None)
+            name = getattr(entry, "name", None)  # a plugin's return value, checked before it is trusted
             if not isinstance(name, str) or not name:
                 raise ConfigError(f"a plugin returned a {kind} without a name: {entry!r}")
             self.entries.setdefault(name, entry)
@@ -30,7 +75,7 @@ class Catalog(Generic[T]):
     def __contains__(self, name: object) -> bool:
         return name in self.entries
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.entries)
 
     def get(self, name: str, *, where: str = "") -> T:
@@ -45,11 +90,31 @@ class Catalog(Generic[T]):
 
 
 class Registry:
-    def __init__(self, config: pytest.Config) -> None:
-        hook = config.pluginmanager.hook
-        self.families: Catalog[Any] = Catalog("family", _flatten(hook.pytest_swe_families()))
-        self.providers: Catalog[Any] = Catalog("provider", _flatten(hook.pytest_swe_providers()))
-        self.agents: Catalog[Any] = Catalog("agent", _flatten(hook.pytest_swe_agents()))
+    """Every plugin's families, provider factories and agent factories, by name."""
+
+    def __init__(self, pm: pluggy.PluginManager) -> None:
+        hook = pm.hook
+        self.families: Catalog[Family] = Catalog("family", _families(_flatten(hook.pytest_swe_families())))
+        self.providers: Catalog[ProviderFactory] = Catalog("provider", _flatten(hook.pytest_swe_providers()))
+        self.agents: Catalog[AgentFactory] = Catalog("agent", _flatten(hook.pytest_swe_agents()))
+
+
+def _families(entries: list[Any]) -> list[Family]:
+    """The families, each checked against the :class:`Family` protocol (name the members it lacks)."""
+    for entry in entries:
+        if not isinstance(entry, Family):
+            members = [m for m in _protocol_members(Family) if not hasattr(entry, m)]
+            raise ConfigError(
+                f"a plugin returned a family that lacks {', '.join(members)}: {entry!r} "
+                "(pytest_swe.api.family.BaseFamily gives the defaults)"
+            )
+    return entries
+
+
+def _protocol_members(protocol: type) -> list[str]:
+    """The attributes and methods a Protocol class declares."""
+    methods = [name for name, value in vars(protocol).items() if callable(value) and not name.startswith("_")]
+    return sorted({*getattr(protocol, "__annotations__", {}), *methods})
 
 
 def _flatten(results: list[list[Any] | None]) -> list[Any]:

@@ -13,8 +13,11 @@ import json
 import time
 from pathlib import Path
 from typing import Any
+from typing import Literal
 
 import pytest
+
+# pytest's private report classes: a replayed failure must render exactly as the recorded one.
 from _pytest._code.code import ReprEntry
 from _pytest._code.code import ReprExceptionInfo
 from _pytest._code.code import ReprFileLocation
@@ -22,23 +25,21 @@ from _pytest._code.code import ReprTraceback
 
 from pytest_swe.runner.ledger import LEDGER_NAME
 from pytest_swe.runner.ledger import describe_longrepr
+from pytest_swe.runner.properties import RUN_ID
+from pytest_swe.runner.properties import item_key
 
 __all__ = ["describe_longrepr", "finished_entries", "item_key", "load_ledger", "replay"]
 
 FINISHED = ("passed", "failed", "skipped")
 
 
-def item_key(nodeid: str, properties: dict[str, Any]) -> str:
-    """An item's identity across runs: benchmark and instance id (the nodeid moves with the rootdir)."""
-    benchmark, instance = properties.get("benchmark"), properties.get("instance_id")
-    return f"{benchmark}::{instance}" if benchmark and instance else nodeid
-
-
 def load_ledger(run_dir: Path) -> dict[str, dict[str, Any]]:
     """The last recorded entry of every item in a run directory's ledger (later lines win)."""
     path = Path(run_dir) / LEDGER_NAME
     if not path.exists():
-        raise pytest.UsageError(f"--swe-resume {run_dir}: no {LEDGER_NAME} there (not a pytest-swe run directory?)")
+        raise pytest.UsageError(
+            f"--swe-resume {run_dir}: no {LEDGER_NAME} there (not a pytest-swe run directory?)"
+        )
     entries: dict[str, dict[str, Any]] = {}
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
@@ -60,7 +61,7 @@ def finished_entries(run_dir: Path) -> dict[str, dict[str, Any]]:
 
 def recorded_run_id(entries: dict[str, dict[str, Any]]) -> str | None:
     for entry in entries.values():
-        run_id = entry.get("properties", {}).get("run_id")
+        run_id = entry.get("properties", {}).get(RUN_ID)
         if run_id:
             return str(run_id)
     return None
@@ -93,10 +94,23 @@ def replay(item: pytest.Item, entry: dict[str, Any]) -> None:
     props = list(entry.get("properties", {}).items())
     now = time.time()
 
-    def report(when: str, result: str, rep_longrepr: Any = None, user_properties: Any = ()) -> pytest.TestReport:
+    def report(
+        when: Literal["setup", "call", "teardown"],
+        result: Literal["passed", "failed", "skipped"],
+        rep_longrepr: Any = None,
+        user_properties: Any = (),
+    ) -> pytest.TestReport:
         rep = pytest.TestReport(
-            item.nodeid, item.location, {k: 1 for k in item.keywords}, result, rep_longrepr, when,
-            duration=0.0, start=now, stop=now, user_properties=list(user_properties),
+            item.nodeid,
+            item.location,
+            {k: 1 for k in item.keywords},
+            result,
+            rep_longrepr,
+            when,
+            duration=0.0,
+            start=now,
+            stop=now,
+            user_properties=list(user_properties),
         )
         rep.swe_replayed = True  # type: ignore[attr-defined]
         return rep

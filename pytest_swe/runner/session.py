@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.family import Family
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.settings import BenchmarkSettings
@@ -95,7 +96,7 @@ class SweSession:
     @property
     def registry(self) -> Registry:
         if self._registry is None:
-            self._registry = Registry(self.config)
+            self._registry = Registry(self.config.pluginmanager)
         return self._registry
 
     def settings_for(self, path: Path) -> BenchmarkSettings:
@@ -119,7 +120,7 @@ class SweSession:
 
     # -- datasets ---------------------------------------------------------------------------
 
-    def index_for(self, settings: BenchmarkSettings, family: Any) -> DatasetIndex:
+    def index_for(self, settings: BenchmarkSettings, family: Family) -> DatasetIndex:
         ds = settings.dataset
         key = (ds.source, ds.split, ds.name, ds.revision, tuple(family.id_fields), family.name)
         with self._lock:

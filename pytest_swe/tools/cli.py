@@ -67,27 +67,14 @@ def _cmd_reap(args: argparse.Namespace) -> int:
 
 def _load_benchmark(path: str) -> tuple[Any, Any, list[dict[str, Any]]]:
     """Settings, family and rows of a local benchmark file, outside pytest."""
-    import pluggy
-
-    from pytest_swe.api import hookspecs
     from pytest_swe.api.errors import ConfigError
     from pytest_swe.runner.config import load_benchmark
     from pytest_swe.runner.dataset import open_local
-    from pytest_swe.runner.registry import Catalog
+    from pytest_swe.runner.registry import Registry
+    from pytest_swe.runner.registry import plugin_manager_for_tools
 
     settings = load_benchmark(Path(path))
-    pm = pluggy.PluginManager("pytest")
-    pm.add_hookspecs(hookspecs)
-    import importlib
-
-    from pytest_swe.runner.plugin import builtin_plugin_modules
-
-    for name in builtin_plugin_modules():
-        if name.startswith("pytest_swe.families."):
-            pm.register(importlib.import_module(name), name)
-    pm.load_setuptools_entrypoints("pytest_swe")
-    families = Catalog("family", [f for result in pm.hook.pytest_swe_families() for f in result or []])
-    family = families.get(settings.family, where=path)
+    family = Registry(plugin_manager_for_tools()).families.get(settings.family, where=path)
     if not settings.dataset_is_local:
         raise ConfigError(f"{path}: images can be built only for local datasets")
     custom = family.row_id if family.id_fields[0] != "instance_id" else None
