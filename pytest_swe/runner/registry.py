@@ -113,8 +113,12 @@ def _families(entries: list[Any]) -> list[Family]:
 
 def _protocol_members(protocol: type) -> list[str]:
     """The attributes and methods a Protocol class declares."""
-    methods = [name for name, value in vars(protocol).items() if callable(value) and not name.startswith("_")]
-    return sorted({*getattr(protocol, "__annotations__", {}), *methods})
+    members = [
+        name
+        for name, value in vars(protocol).items()
+        if (callable(value) or isinstance(value, property)) and not name.startswith("_")
+    ]
+    return sorted({*getattr(protocol, "__annotations__", {}), *members})
 
 
 def _flatten(results: list[list[Any] | None]) -> list[Any]:
