@@ -41,8 +41,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _docker_provider(host: str | None) -> Any:
+    from pytest_swe.api.sandbox import this_run
     from pytest_swe.providers.docker import DockerProvider
-    from pytest_swe.providers.docker import this_run
 
     return DockerProvider({"name": "docker", **({"host": host} if host else {})}, this_run())
 
