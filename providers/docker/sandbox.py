@@ -299,19 +299,20 @@ class DockerSandbox:
             return None
         return int(found[0].get("SizeRw") or 0) if found else None
 
-    def _pids_limit_hits(self) -> int:
-        for path in (
-            f"/sys/fs/cgroup/pids/docker/{self.id}/pids.events",
-            f"/sys/fs/cgroup/system.slice/docker-{self.id}.scope/pids.events",
-        ):
+    def _cgroup_counter(self, v1: str, v2: str, key: str) -> int:
+        """A counter of the container's cgroup (cgroup v1 file, v2 file); 0 when neither is readable."""
+        for path in (f"/sys/fs/cgroup/{v1}", f"/sys/fs/cgroup/system.slice/docker-{self.id}.scope/{v2}"):
             try:
                 with open(path) as fh:
                     for line in fh:
-                        if line.startswith("max "):
+                        if line.startswith(f"{key} "):
                             return int(line.split()[1])
             except OSError:
                 continue
         return 0
+
+    def _pids_limit_hits(self) -> int:
+        return self._cgroup_counter(f"pids/docker/{self.id}/pids.events", "pids.events", "max")
 
     def limit_counters(self) -> dict[str, Any]:
         """Memory kills, process-limit hits and the disk state. The counters only grow, so the values
@@ -331,18 +332,9 @@ class DockerSandbox:
             raise self._fault("end processes", exc) from None
 
     def _oom_kills(self) -> int:
-        for path in (
-            f"/sys/fs/cgroup/memory/docker/{self.id}/memory.oom_control",
-            f"/sys/fs/cgroup/system.slice/docker-{self.id}.scope/memory.events",
-        ):
-            try:
-                with open(path) as fh:
-                    for line in fh:
-                        if line.startswith("oom_kill "):
-                            return int(line.split()[1])
-            except OSError:
-                continue
-        return 0
+        return self._cgroup_counter(
+            f"memory/docker/{self.id}/memory.oom_control", "memory.events", "oom_kill"
+        )
 
     # -- files ------------------------------------------------------------------------------
 

@@ -111,8 +111,19 @@ class Provider(Protocol):
 
     def create(self, spec: SandboxSpec) -> Sandbox: ...
 
-    def reap(self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False) -> list[str]:
-        """Remove sandboxes of a run, of a worker, or orphans (owner gone or past ttl); return their ids."""
+    def reap(
+        self,
+        *,
+        run_id: str | None = None,
+        worker: str | None = None,
+        orphans: bool = False,
+        kept: bool | None = False,
+    ) -> list[str]:
+        """Remove sandboxes of a run, of a worker, or orphans (owner gone or past ttl); return their ids.
+
+        ``kept``: False leaves sandboxes kept with ``--swe-keep`` alone, True removes only those,
+        None removes both (``pytest-swe reap --kept`` / ``--all``).
+        """
         ...
 
     def close(self) -> None: ...
