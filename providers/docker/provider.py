@@ -65,18 +65,22 @@ class DockerProvider:
         self._client: Any = None
         self._lock = threading.Lock()
 
+    def _connect(self, timeout: float) -> Any:
+        """A client of the engine at option ``host``, else of DOCKER_HOST or the local socket."""
+        docker = sdk()
+        base_url = self.options.get("host")
+        return (
+            docker.DockerClient(base_url=base_url, timeout=timeout)
+            if base_url
+            else docker.from_env(timeout=timeout)
+        )
+
     @property
     def client(self) -> Any:
         with self._lock:
             if self._client is None:
-                docker = sdk()
                 try:
-                    base_url = self.options.get("host")
-                    self._client = (
-                        docker.DockerClient(base_url=base_url, timeout=120)
-                        if base_url
-                        else docker.from_env(timeout=120)
-                    )
+                    self._client = self._connect(timeout=120)
                     self._client.ping()
                 except engine_errors() as exc:
                     self._client = None
@@ -87,14 +91,8 @@ class DockerProvider:
 
     def preflight(self, timeout: float = 10.0) -> None:
         """Raise InfraError (``provider_unavailable``) unless the engine answers a ping within ``timeout``."""
-        docker = sdk()
-        base_url = self.options.get("host")
         try:
-            client = (
-                docker.DockerClient(base_url=base_url, timeout=timeout)
-                if base_url
-                else docker.from_env(timeout=timeout)
-            )
+            client = self._connect(timeout=timeout)
             try:
                 client.ping()
             finally:
