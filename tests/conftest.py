@@ -109,10 +109,21 @@ def _build_lock(tmp_path_factory: pytest.TempPathFactory) -> FileLock:
     return FileLock(str(tmp_path_factory.getbasetemp().parent / "images.lock"))
 
 
+def image_builder() -> Any:
+    """The Docker provider, building images as ``pytest-swe images`` does."""
+    from pytest_swe.api.sandbox import this_run
+    from pytest_swe.providers.docker import DockerProvider
+
+    return DockerProvider({"name": "docker"}, this_run())
+
+
 def build_local_images(
-    client: Any, tmp_path_factory: pytest.TempPathFactory, benchmark_yaml: Path, *, force: bool = False
+    engine: Any, tmp_path_factory: pytest.TempPathFactory, benchmark_yaml: Path, *, force: bool = False
 ) -> list[str]:
     """Build a local benchmark's images under the lock xdist workers share; return every row's image.
+
+    ``engine`` is the caller's client of the engine (proof that it answers); the images are built
+    through the Docker provider, as ``pytest-swe images`` builds them.
 
     Without ``force`` only absent images are built. With it they are rebuilt once per test run,
     so an edited instance repository is never graded in an image made from its older state.
@@ -124,7 +135,7 @@ def build_local_images(
     with _build_lock(tmp_path_factory):
         settings, family, rows = _load_benchmark(str(benchmark_yaml))
         if not (force and done.exists()):
-            images.build_benchmark_images(client, settings, family, rows, force=force, log=lambda _: None)
+            images.build_benchmark_images(image_builder(), settings, family, rows, force=force, log=lambda _: None)
         if force:
             done.touch()
     return [family.normalize(row, settings).image for row in rows]
@@ -136,7 +147,7 @@ def base_image(docker_engine: Any, tmp_path_factory: pytest.TempPathFactory) -> 
     from pytest_swe.tools import images
 
     with _build_lock(tmp_path_factory):
-        images.build_base(docker_engine, log=lambda _: None)
+        images.build_base(image_builder(), log=lambda _: None)
     return images.BASE_IMAGE
 
 

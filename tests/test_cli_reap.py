@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import this_run
 from pytest_swe.providers.docker import DockerProvider
-from pytest_swe.providers.docker import this_run
 from pytest_swe.tools.images import BASE_IMAGE
 
 from conftest import SweProject
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.docker
 
 ORPHAN = (
     "import os, signal\n"
-    "from pytest_swe.providers.docker import DockerProvider, this_run\n"
+    "from pytest_swe.providers.docker import DockerProvider; from pytest_swe.api.sandbox import this_run\n"
     "from pytest_swe.api.sandbox import SandboxSpec\n"
     "p = DockerProvider({{'name': 'docker'}}, this_run(run_id={run_id!r}))\n"
     "p.create(SandboxSpec(image={image!r}))\n"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import this_run
 from pytest_swe.providers.docker import DockerProvider
-from pytest_swe.providers.docker import this_run
 from pytest_swe.tools.images import BASE_IMAGE
 
 from conftest import labelled_containers
@@ -116,7 +116,7 @@ def test_reaper_removes_orphans_of_a_dead_owner(docker_engine: Any, base_image: 
     run_id = f"orphan-{os.getpid()}-{time.monotonic_ns()}"
     code = (
         "import os, signal\n"
-        "from pytest_swe.providers.docker import DockerProvider, this_run\n"
+        "from pytest_swe.providers.docker import DockerProvider; from pytest_swe.api.sandbox import this_run\n"
         "from pytest_swe.api.sandbox import SandboxSpec\n"
         f"p = DockerProvider({{'name': 'docker'}}, this_run(run_id={run_id!r}))\n"
         f"p.create(SandboxSpec(image={BASE_IMAGE!r}))\n"

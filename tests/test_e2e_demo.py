@@ -231,8 +231,8 @@ def test_docker_daemon_unreachable_is_an_error_not_a_failure(monkeypatch: pytest
     """Met by one item (the engine went away mid-run), it is a masked error whose message says how
     to start the engine; before a run, the same fault is one usage error (tests/test_bad_input.py)."""
     from pytest_swe.api.errors import InfraError
+    from pytest_swe.api.sandbox import this_run
     from pytest_swe.providers.docker import DockerProvider
-    from pytest_swe.providers.docker import this_run
 
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     provider = DockerProvider({"name": "docker"}, this_run())

@@ -30,7 +30,7 @@ def test_wheel_layout(tmp_path: Path) -> None:
         "pytest_swe/families/swebench/__init__.py",
         "pytest_swe/families/swebench/specs/python.py",
         "pytest_swe/families/logparsers/__init__.py",
-        "pytest_swe/providers/docker.py",
+        "pytest_swe/providers/docker/provider.py",
         "pytest_swe/agents/gold.py",
     ):
         assert module in names, module

@@ -6,13 +6,20 @@ knows nothing of datasets, families or grading.
 
 from __future__ import annotations
 
+import os
+import socket
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from pathlib import Path
 from typing import Protocol
 from typing import runtime_checkable
 
+import psutil
+
 LABEL = "pytest-swe"
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass
@@ -121,9 +128,18 @@ class Provider(Protocol):
     def create(self, spec: SandboxSpec) -> Sandbox: ...
 
     def reap(
-        self, *, run_id: str | None = None, worker: str | None = None, orphans: bool = False
+        self,
+        *,
+        run_id: str | None = None,
+        worker: str | None = None,
+        orphans: bool = False,
+        kept: bool | None = False,
     ) -> list[str]:
-        """Remove sandboxes of a run, of a worker, or orphans (owner gone or past ttl); return their ids."""
+        """Remove sandboxes of a run, of a worker, or orphans (owner gone or past ttl); return their ids.
+
+        ``kept``: False leaves sandboxes kept with ``--swe-keep`` alone, True removes only those,
+        None removes both (``pytest-swe reap --kept`` / ``--all``).
+        """
         ...
 
     def close(self) -> None: ...
@@ -135,6 +151,29 @@ class Preflight(Protocol):
 
     def preflight(self, timeout: float = ...) -> None:
         """Raise :class:`~pytest_swe.api.errors.SweError` naming what is missing (daemon, socket, ...)."""
+        ...
+
+
+@runtime_checkable
+class ImageBuilder(Protocol):
+    """What a provider that can make its own images offers (``pytest-swe images``).
+
+    The core prepares every build context (repository snapshot, Dockerfile text); the provider
+    only pulls, builds or imports.
+    """
+
+    def image_exists(self, tag: str) -> bool: ...
+
+    def pull_image(self, tag: str) -> None:
+        """Fetch ``tag`` from its registry; InfraError (``image_missing``) when it cannot."""
+        ...
+
+    def build_image(self, context: bytes, tag: str, *, network: bool = False) -> None:
+        """Build ``tag`` from a tar build context with a ``Dockerfile`` at its root."""
+        ...
+
+    def import_image(self, rootfs: Path, tag: str) -> None:
+        """Make ``tag`` from a root filesystem tarball."""
         ...
 
 
@@ -160,3 +199,40 @@ class RunInfo:
     owner_host: str
     owner_start: str
     worker: str = "main"
+
+
+def process_start(pid: int) -> str:
+    """When a process started, in clock ticks since boot: with the pid, it names the process.
+
+    Counted from boot, not the epoch, so a clock change (NTP) does not rename a live process; in
+    ticks, as ``/proc/<pid>/stat`` counts them, so every pytest-swe version labels an owner alike.
+    Empty when the process is gone or unreadable.
+    """
+    try:
+        seconds = psutil.Process(pid).create_time() - psutil.boot_time()
+    except (psutil.Error, OSError):
+        return ""
+    return str(round(seconds * _CLOCK_TICKS))
+
+
+def owner_alive(pid: int, start: str) -> bool:
+    """True while the process with this pid and start time (:func:`process_start`) still runs here."""
+    try:
+        psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.AccessDenied:
+        return True
+    return not start or process_start(pid) == start
+
+
+def this_run(worker: str = "main", run_id: str | None = None, owner_pid: int | None = None) -> RunInfo:
+    """The identity of this run (a new run id unless given); ``owner_pid`` defaults to this process."""
+    pid = owner_pid or os.getpid()
+    return RunInfo(
+        run_id=run_id or uuid.uuid4().hex[:12],
+        owner_pid=pid,
+        owner_host=socket.gethostname(),
+        owner_start=process_start(pid),
+        worker=worker,
+    )

@@ -63,7 +63,7 @@ def _register_plugins(config: pytest.Config) -> None:
 
 
 def _run_identity(config: pytest.Config) -> tuple[Any, Path]:
-    from pytest_swe.providers.docker import this_run
+    from pytest_swe.api.sandbox import this_run
 
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and "swe_run_id" in workerinput:

@@ -40,16 +40,31 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _docker_provider(host: str | None) -> Any:
-    from pytest_swe.providers.docker import DockerProvider
-    from pytest_swe.providers.docker import this_run
+def _provider(name: str, host: str | None) -> Any:
+    """The provider ``name`` from the plugins' ``pytest_swe_providers`` hook, as a run builds it."""
+    import importlib
 
-    return DockerProvider({"name": "docker", **({"host": host} if host else {})}, this_run())
+    import pluggy
+
+    from pytest_swe.api import hookspecs
+    from pytest_swe.api.sandbox import this_run
+    from pytest_swe.runner.plugin import ENTRY_POINT_GROUP
+    from pytest_swe.runner.plugin import builtin_plugin_modules
+    from pytest_swe.runner.registry import Catalog
+
+    pm = pluggy.PluginManager("pytest")
+    pm.add_hookspecs(hookspecs)
+    for module in builtin_plugin_modules():
+        if module.startswith("pytest_swe.providers."):
+            pm.register(importlib.import_module(module), module)
+    pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+    factories = Catalog("provider", [f for result in pm.hook.pytest_swe_providers() for f in result or []])
+    return factories.get(name)({"name": name, **({"host": host} if host else {})}, this_run())
 
 
 def _cmd_reap(args: argparse.Namespace) -> int:
-    provider = _docker_provider(args.host)
     try:
+        provider = _provider(args.provider, args.host)
         if args.all:
             removed = provider.reap(run_id=args.run, kept=None)
         elif args.kept:
@@ -96,19 +111,16 @@ def _benchmark_paths(args: list[str]) -> list[Path]:
 
 
 def _cmd_images(args: argparse.Namespace) -> int:
-    import docker
-
     from pytest_swe.api.errors import SweError
+    from pytest_swe.api.sandbox import ImageBuilder
     from pytest_swe.tools import images
 
     try:
-        client = docker.from_env(timeout=600)
-        client.ping()
-    except Exception as exc:
-        print(f"pytest-swe images: cannot reach the Docker daemon: {exc}", file=sys.stderr)
-        return 2
-    try:
-        images.build_base(client, args.base_tag, force=args.force_base)
+        builder = _provider(args.provider, args.host)
+        if not isinstance(builder, ImageBuilder):
+            print(f"pytest-swe images: provider {args.provider!r} cannot build images", file=sys.stderr)
+            return 2
+        images.build_base(builder, args.base_tag, force=args.force_base)
         from pytest_swe.runner.config import load_benchmark
 
         for path in _benchmark_paths(args.benchmarks):
@@ -118,7 +130,7 @@ def _cmd_images(args: argparse.Namespace) -> int:
                 print(f"{path}: no 'build' section, nothing to build")
                 continue
             settings, family, rows = _load_benchmark(str(path))
-            built = images.build_benchmark_images(client, settings, family, rows, force=args.force)
+            built = images.build_benchmark_images(builder, settings, family, rows, force=args.force)
             print(f"{settings.name}: {len(built)} image(s) built, {len(rows)} row(s)")
     except SweError as exc:
         print(f"pytest-swe images: {exc}", file=sys.stderr)
@@ -220,7 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--all", action="store_true", help="remove every pytest-swe sandbox, kept ones too (with --run: of that run)"
     )
-    p.add_argument("--host", help="Docker host (default: DOCKER_HOST or the local socket)")
+    p.add_argument("--provider", default="docker", help="sandbox provider (default: docker)")
+    p.add_argument("--host", help="the provider's host (Docker: default DOCKER_HOST or the local socket)")
     p.set_defaults(func=_cmd_reap)
 
     p = sub.add_parser("images", help="build the base image and the images of local benchmarks")
@@ -236,6 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="base image tag (default: PYTEST_SWE_BASE_IMAGE or pytest-swe/base:bookworm)",
     )
+    p.add_argument("--provider", default="docker", help="sandbox provider that builds them (default: docker)")
+    p.add_argument("--host", help="the provider's host (Docker: default DOCKER_HOST or the local socket)")
     p.set_defaults(func=_cmd_images)
 
     p = sub.add_parser("export", help="write the official SWE-bench run report (and per-instance reports)")

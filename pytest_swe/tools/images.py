@@ -8,6 +8,9 @@ filesystem imported with ``docker import``. The Debian mirror is read from
 A local dataset's images come from its benchmark file's ``build`` section: each row's
 repository directory is committed deterministically (:mod:`pytest_swe.tools.gitsnap`) into the
 row's workdir, so the image's HEAD is the row's ``base_commit``.
+
+Everything here is provider-neutral: build contexts and Dockerfile text are made here, and a
+provider implementing :class:`~pytest_swe.api.sandbox.ImageBuilder` only pulls, builds or imports.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
+from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.tools import gitsnap
 
@@ -57,20 +63,21 @@ def debian_mirror() -> str:
     )
 
 
-def image_exists(client: Any, tag: str) -> bool:
-    import docker
+def _dockerfile_context(dockerfile: str) -> bytes:
+    """A build context holding only a Dockerfile."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        data = dockerfile.encode()
+        info = tarfile.TarInfo("Dockerfile")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
 
+
+def _build_from_registry(builder: ImageBuilder, tag: str, log: Log) -> bool:
     try:
-        client.images.get(tag)
-        return True
-    except docker.errors.ImageNotFound:
-        return False
-
-
-def _build_from_registry(client: Any, tag: str, log: Log) -> bool:
-    try:
-        client.images.pull(REGISTRY_BASE)
-    except Exception as exc:
+        builder.pull_image(REGISTRY_BASE)
+    except InfraError as exc:
         log(f"registry not reachable ({str(exc).splitlines()[0][:120]}); building with debootstrap")
         return False
     dockerfile = (
@@ -78,40 +85,52 @@ def _build_from_registry(client: Any, tag: str, log: Log) -> bool:
         "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "
         f"{' '.join(BASE_PACKAGES)} && rm -rf /var/lib/apt/lists/*\n"
     )
-    client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, network_mode="host")
+    builder.build_image(_dockerfile_context(dockerfile), tag, network=True)
     log(f"built {tag} from {REGISTRY_BASE}")
     return True
 
 
-def _build_with_debootstrap(client: Any, tag: str, log: Log) -> None:
+def _build_with_debootstrap(builder: ImageBuilder, tag: str, log: Log) -> None:
     if shutil.which("debootstrap") is None:
-        raise ConfigError("building the base image without a registry needs debootstrap: apt-get install debootstrap")
+        raise ConfigError(
+            "building the base image without a registry needs debootstrap: apt-get install debootstrap"
+        )
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="pytest-swe-rootfs-") as tmp:
         rootfs = Path(tmp) / "rootfs"
         log(f"debootstrap bookworm from {mirror} (about a minute)")
         proc = subprocess.run(
-            ["debootstrap", "--variant=minbase", f"--include={','.join(BASE_PACKAGES)}", "bookworm", str(rootfs), mirror],
+            [
+                "debootstrap",
+                "--variant=minbase",
+                f"--include={','.join(BASE_PACKAGES)}",
+                "bookworm",
+                str(rootfs),
+                mirror,
+            ],
             capture_output=True,
             text=True,
             check=False,
         )
         if proc.returncode != 0:
-            raise ConfigError(f"debootstrap failed ({proc.returncode}): {proc.stderr[-2000:] or proc.stdout[-2000:]}")
+            raise ConfigError(
+                f"debootstrap failed ({proc.returncode}): {proc.stderr[-2000:] or proc.stdout[-2000:]}"
+            )
         archive = Path(tmp) / "rootfs.tar"
         subprocess.run(["tar", "-C", str(rootfs), "-cf", str(archive), "."], check=True)
-        repository, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
-        client.api.import_image_from_file(str(archive), repository=repository, tag=version)
+        builder.import_image(archive, tag)
     log(f"imported {tag} from a debootstrap root filesystem")
 
 
-def build_base(client: Any, tag: str = BASE_IMAGE, *, force: bool = False, log: Log = print) -> bool:
+def build_base(
+    builder: ImageBuilder, tag: str = BASE_IMAGE, *, force: bool = False, log: Log = print
+) -> bool:
     """Build the base image unless it exists; return True when something was built."""
-    if not force and image_exists(client, tag):
+    if not force and builder.image_exists(tag):
         log(f"{tag} exists")
         return False
-    if not _build_from_registry(client, tag, log):
-        _build_with_debootstrap(client, tag, log)
+    if not _build_from_registry(builder, tag, log):
+        _build_with_debootstrap(builder, tag, log)
     return True
 
 
@@ -123,7 +142,12 @@ def _add_tree(tar: tarfile.TarFile, source: Path, arcname: str) -> None:
 
 
 def build_context(
-    repo_dir: Path, base: str, workdir: str, files: dict[str, Path], dockerfile_lines: list[str], scratch: Path
+    repo_dir: Path,
+    base: str,
+    workdir: str,
+    files: dict[str, Path],
+    dockerfile_lines: list[str],
+    scratch: Path,
 ) -> tuple[bytes, str]:
     """A Docker build context (tar bytes) holding the committed repository; returns it and the commit id."""
     snapshot = scratch / "testbed"
@@ -146,9 +170,9 @@ def build_context(
 
 
 def build_benchmark_images(
-    client: Any,
+    builder: ImageBuilder,
     settings: BenchmarkSettings,
-    family: Any,
+    family: Family,
     rows: list[dict[str, Any]],
     *,
     force: bool = False,
@@ -170,7 +194,7 @@ def build_benchmark_images(
         if task.image in done:
             continue
         done.add(task.image)
-        if not force and image_exists(client, task.image):
+        if not force and builder.image_exists(task.image):
             continue
         repo_dir = Path(build.repo.replace("{instance_id}", task.instance_id))
         files = {k: Path(v.replace("{instance_id}", task.instance_id)) for k, v in build.files.items()}
@@ -181,8 +205,7 @@ def build_benchmark_images(
                 f"{settings.file}: row {task.instance_id}: base_commit {task.base_commit} does not match the "
                 f"commit {commit} of {repo_dir}; regenerate the dataset"
             )
-        client.images.build(fileobj=io.BytesIO(context), custom_context=True, tag=task.image, rm=True,
-                            network_mode="none")
+        builder.build_image(context, task.image, network=False)
         built.append(task.image)
         log(f"built {task.image}")
     return built

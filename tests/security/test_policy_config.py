@@ -9,12 +9,12 @@ import pytest
 
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import this_run
 from pytest_swe.api.task import Task
 from pytest_swe.grading import integrity_of
 from pytest_swe.grading import settings_of
 from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.providers.docker import parse_size
-from pytest_swe.providers.docker import this_run
 from pytest_swe.runner.config import load_benchmark
 from pytest_swe.runner.config import parse_dotlist
 

@@ -34,6 +34,7 @@ from conftest import REPO
 from conftest import SWEBENCH_CLASSIC_COLUMNS
 from conftest import _build_lock
 from conftest import build_local_images
+from conftest import image_builder
 from conftest import official_python
 from conftest import read_jsonl
 from conftest import require_docker
@@ -152,7 +153,7 @@ def classic_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             return junits
         client = require_docker()
         with _build_lock(tmp_path_factory):
-            images.build_base(client, log=lambda _: None)
+            images.build_base(image_builder(), log=lambda _: None)
         build_local_images(client, tmp_path_factory, BENCHMARK)
         work.mkdir(exist_ok=True)
         processes = {name: run_pytest(work, name, name) for name in junits}

@@ -1,0 +1,70 @@
+"""Images on a Docker engine: presence, the pull policy, builds from a prepared context, imports."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from pytest_swe.api.errors import InfraError
+
+from .engine import engine_errors
+from .engine import sdk
+
+
+def image_exists(client: Any, tag: str) -> bool:
+    try:
+        client.images.get(tag)
+    except sdk().errors.ImageNotFound:
+        return False
+    except engine_errors() as exc:
+        raise InfraError("provider_unavailable", f"cannot inspect image {tag}: {exc}") from None
+    return True
+
+
+def pull_image(client: Any, tag: str) -> None:
+    try:
+        client.images.pull(tag)
+    except engine_errors() as exc:
+        raise InfraError("image_missing", f"image {tag} could not be pulled: {exc}") from None
+
+
+def ensure_image(client: Any, image: str, pull: str) -> None:
+    """Make ``image`` available under the pull policy (``missing``, ``always`` or ``never``)."""
+    if image_exists(client, image):
+        if pull != "always":
+            return
+    elif pull == "never":
+        raise InfraError("image_missing", f"image {image} is not available locally (pull: never)")
+    try:
+        client.images.pull(image)
+    except engine_errors() as exc:
+        raise InfraError(
+            "image_missing", f"image {image} is not available locally and could not be pulled: {exc}"
+        ) from None
+
+
+def build_image(client: Any, context: bytes, tag: str, *, network: bool = False) -> None:
+    """Build ``tag`` from a tar context holding its Dockerfile; ``network`` gives the build the host's."""
+    try:
+        client.images.build(
+            fileobj=io.BytesIO(context),
+            custom_context=True,
+            tag=tag,
+            rm=True,
+            network_mode="host" if network else "none",
+        )
+    except sdk().errors.BuildError as exc:
+        log = "".join(str(entry.get("stream", "")) for entry in exc.build_log)[-2000:]
+        raise InfraError("image_build", f"building {tag} failed: {exc}\n{log}") from None
+    except engine_errors() as exc:
+        raise InfraError("provider_unavailable", f"cannot build {tag}: {exc}") from None
+
+
+def import_image(client: Any, rootfs: Path, tag: str) -> None:
+    """Make ``tag`` from a root filesystem tarball (``docker import``)."""
+    repository, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
+    try:
+        client.api.import_image_from_file(str(rootfs), repository=repository, tag=version)
+    except engine_errors() as exc:
+        raise InfraError("provider_unavailable", f"cannot import {tag}: {exc}") from None

@@ -1,0 +1,283 @@
+"""The Docker provider: creates containers, removes them for sure, reaps orphans."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.sandbox import LABEL
+from pytest_swe.api.sandbox import CleanupResult
+from pytest_swe.api.sandbox import RunInfo
+from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import owner_alive
+
+from . import images
+from .engine import engine_errors
+from .engine import sdk
+from .engine import unreachable_message
+from .sandbox import DockerSandbox
+
+KEEP_TTL = 24 * 3600
+REAP_PARALLEL = 8
+DEFAULT_DISK_LIMIT = "10g"
+"""What a sandbox may write (provider option ``disk_limit``): overlay2 on ext4 has no quota, so
+every file is capped by an ``fsize`` ulimit and the writable layer is measured while commands run."""
+
+
+def parse_size(value: Any, option: str) -> int | None:
+    """``512m``/``10g``/bytes as bytes (the engine's own units: b, k, m, g); None, 0, ``none`` or
+    ``off``: no limit."""
+    if value is None or value is False or str(value).strip().lower() in ("", "0", "none", "off"):
+        return None
+    docker = sdk()
+    try:
+        if isinstance(value, bool):
+            raise ValueError(value)
+        size = int(docker.utils.parse_bytes(value if isinstance(value, (int, float)) else str(value).strip()))
+    except (ValueError, docker.errors.DockerException):
+        raise ConfigError(f"provider.{option}: {value!r} is not a size (for example 512m or 10g)") from None
+    if size <= 0:
+        raise ConfigError(f"provider.{option}: {value!r} must be positive")
+    return size
+
+
+class DockerProvider:
+    """Creates containers with the docker SDK; knows nothing of datasets or grading."""
+
+    name = "docker"
+    capabilities = frozenset({"exec", "files", "limits", "network-off", "labels", "ttl"})
+
+    def __init__(self, options: Mapping[str, Any], run: RunInfo) -> None:
+        self.options = dict(options)
+        self.run = run
+        self.pull = self.options.get("pull", "missing")
+        self.network = self.options.get("network_name")  # network used when a sandbox needs one
+        self.disk_limit = parse_size(self.options.get("disk_limit", DEFAULT_DISK_LIMIT), "disk_limit")
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def _connect(self, timeout: float) -> Any:
+        """A client of the engine at option ``host``, else of DOCKER_HOST or the local socket."""
+        docker = sdk()
+        base_url = self.options.get("host")
+        return (
+            docker.DockerClient(base_url=base_url, timeout=timeout)
+            if base_url
+            else docker.from_env(timeout=timeout)
+        )
+
+    @property
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                try:
+                    self._client = self._connect(timeout=120)
+                    self._client.ping()
+                except engine_errors() as exc:
+                    self._client = None
+                    raise InfraError(
+                        "provider_unavailable", unreachable_message(exc, self.options.get("host"))
+                    ) from None
+            return self._client
+
+    def preflight(self, timeout: float = 10.0) -> None:
+        """Raise InfraError (``provider_unavailable``) unless the engine answers a ping within ``timeout``."""
+        try:
+            client = self._connect(timeout=timeout)
+            try:
+                client.ping()
+            finally:
+                client.close()
+        except engine_errors() as exc:
+            raise InfraError(
+                "provider_unavailable", unreachable_message(exc, self.options.get("host"))
+            ) from None
+
+    def daemon_alive(self) -> bool:
+        try:
+            self.client.ping()
+            return True
+        except engine_errors(InfraError):
+            return False
+
+    def labels(self, spec: SandboxSpec) -> dict[str, str]:
+        ttl = KEEP_TTL if spec.keep else spec.ttl
+        return {
+            LABEL: "1",
+            f"{LABEL}.run": self.run.run_id,
+            f"{LABEL}.owner-pid": str(self.run.owner_pid),
+            f"{LABEL}.owner-host": self.run.owner_host,
+            f"{LABEL}.owner-start": self.run.owner_start,
+            f"{LABEL}.worker": self.run.worker,
+            f"{LABEL}.created": str(int(time.time())),
+            f"{LABEL}.ttl": str(int(ttl)),
+            f"{LABEL}.role": spec.role,
+            f"{LABEL}.keep": "1" if spec.keep else "0",
+            **spec.labels,
+        }
+
+    # -- images (the ImageBuilder protocol) ---------------------------------------------------
+
+    def image_exists(self, tag: str) -> bool:
+        return images.image_exists(self.client, tag)
+
+    def pull_image(self, tag: str) -> None:
+        images.pull_image(self.client, tag)
+
+    def build_image(self, context: bytes, tag: str, *, network: bool = False) -> None:
+        images.build_image(self.client, context, tag, network=network)
+
+    def import_image(self, rootfs: Path, tag: str) -> None:
+        images.import_image(self.client, rootfs, tag)
+
+    # -- sandboxes ------------------------------------------------------------------------------
+
+    def create(self, spec: SandboxSpec) -> DockerSandbox:
+        images.ensure_image(self.client, spec.image, self.pull)
+        ttl = int(KEEP_TTL if spec.keep else spec.ttl)
+        kwargs: dict[str, Any] = {
+            "image": spec.image,
+            "entrypoint": ["sleep"],
+            "command": [str(ttl)],
+            "init": True,
+            "detach": True,
+            "labels": self.labels(spec),
+            "working_dir": spec.workdir,
+            "environment": dict(spec.env),
+            "auto_remove": not spec.keep,
+            "name": f"pytest-swe-{spec.role}-{uuid.uuid4().hex[:10]}",
+        }
+        if spec.network:
+            if self.network:
+                kwargs["network"] = self.network
+        else:
+            kwargs["network_mode"] = "none"
+        if spec.memory:
+            kwargs["mem_limit"] = spec.memory
+            kwargs["memswap_limit"] = spec.memory
+        if spec.cpus:
+            kwargs["nano_cpus"] = int(spec.cpus * 1e9)
+        if self.disk_limit:
+            kwargs["ulimits"] = [sdk().types.Ulimit(name="fsize", soft=self.disk_limit, hard=self.disk_limit)]
+        if spec.pids:
+            kwargs["pids_limit"] = spec.pids
+        if spec.mounts:
+            kwargs["volumes"] = {host: {"bind": inside, "mode": "rw"} for host, inside in spec.mounts.items()}
+        try:
+            container = self.client.containers.create(**kwargs)
+        except engine_errors() as exc:
+            kind = "sandbox_start" if self.daemon_alive() else "provider_unavailable"
+            raise InfraError(kind, f"cannot create a container from {spec.image}: {exc}") from None
+        try:
+            container.start()
+        except engine_errors() as exc:
+            self.remove(container.id)
+            raise InfraError("sandbox_start", f"cannot start a container from {spec.image}: {exc}") from None
+        return DockerSandbox(self, container, spec)
+
+    def remove(self, container_id: str, attempts: int = 4) -> CleanupResult:
+        """Remove a container and confirm it is gone, retrying; never raises."""
+        import tenacity  # imported here: it costs 50 ms at every pytest start
+
+        not_found = sdk().errors.NotFound
+        failures = engine_errors(InfraError)
+        errors: list[str] = []
+
+        def gone() -> bool:
+            try:
+                self.client.api.remove_container(container_id, force=True)
+            except not_found:
+                return True
+            except failures as exc:  # e.g. "removal already in progress" from auto-remove
+                errors.append(str(exc))
+            try:
+                self.client.api.inspect_container(container_id)
+            except not_found:
+                return True
+            except failures as exc:
+                errors.append(str(exc))
+            return False
+
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(attempts),
+            wait=tenacity.wait_incrementing(start=0.25, increment=0.25),
+            retry=tenacity.retry_if_result(lambda removed: not removed),
+            retry_error_callback=lambda state: False,
+        )
+        if retrying(gone):
+            return CleanupResult(True, retrying.statistics["attempt_number"])
+        return CleanupResult(False, attempts, errors[-1] if errors else None)
+
+    def reap(
+        self,
+        *,
+        run_id: str | None = None,
+        worker: str | None = None,
+        orphans: bool = False,
+        kept: bool | None = False,
+    ) -> list[str]:
+        """Remove sandboxes of a run (or of every run), of a worker, or orphans; return their ids.
+
+        ``kept``: False leaves sandboxes kept with ``--swe-keep`` alone, True removes only those,
+        None removes both.
+        """
+        filters = [LABEL]
+        if run_id:
+            filters.append(f"{LABEL}.run={run_id}")
+        if worker:
+            filters.append(f"{LABEL}.worker={worker}")
+        try:
+            containers = self.client.api.containers(all=True, filters={"label": filters})
+        except engine_errors(InfraError):
+            return []
+        now = time.time()
+        host = socket.gethostname()
+        doomed = []
+        for info in containers:
+            labels = info.get("Labels") or {}
+            if orphans and not self._is_orphan(labels, now, host):
+                continue
+            is_kept = labels.get(f"{LABEL}.keep") == "1"
+            if not orphans and kept is not None and is_kept != kept:
+                continue
+            doomed.append(info["Id"])
+        if not doomed:
+            return []
+        # In parallel: after a Ctrl-C every sandbox of the run goes at once, not one after the other.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(doomed))) as pool:
+            results = list(pool.map(self.remove, doomed))
+        return [cid[:12] for cid, result in zip(doomed, results, strict=True) if result.removed]
+
+    @staticmethod
+    def _is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:
+        try:
+            created = float(labels.get(f"{LABEL}.created", "0"))
+            ttl = float(labels.get(f"{LABEL}.ttl", "0"))
+        except ValueError:
+            return True
+        if created and ttl and now > created + ttl:
+            return True
+        if labels.get(f"{LABEL}.keep") == "1":
+            return False
+        if labels.get(f"{LABEL}.owner-host") != host:
+            return False
+        try:
+            pid = int(labels.get(f"{LABEL}.owner-pid", ""))
+        except ValueError:
+            return True
+        return not owner_alive(pid, labels.get(f"{LABEL}.owner-start", ""))
+
+    def close(self) -> None:
+        if self._client is not None:
+            with contextlib.suppress(*engine_errors()):
+                self._client.close()
+            self._client = None
