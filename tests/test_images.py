@@ -91,9 +91,9 @@ def fake_provider(monkeypatch: pytest.MonkeyPatch) -> type:
     module = types.ModuleType("pytest_swe.providers.fake")
     module.pytest_swe_providers = pytest.hookimpl(lambda: [FakeProvider])  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    from pytest_swe.runner import plugin
+    from pytest_swe.runner import registry
 
-    monkeypatch.setattr(plugin, "builtin_plugin_modules", lambda: [module.__name__])
+    monkeypatch.setattr(registry, "register_plugins", lambda pm: pm.register(module, module.__name__))
     return FakeProvider
 
 

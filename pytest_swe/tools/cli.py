@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_swe.api.sandbox import Provider
 from pytest_swe.tools import report
 
 
@@ -40,26 +41,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _provider(name: str, host: str | None) -> Any:
+def _provider(name: str, host: str | None) -> Provider:
     """The provider ``name`` from the plugins' ``pytest_swe_providers`` hook, as a run builds it."""
-    import importlib
-
-    import pluggy
-
-    from pytest_swe.api import hookspecs
     from pytest_swe.api.sandbox import this_run
-    from pytest_swe.runner.plugin import ENTRY_POINT_GROUP
-    from pytest_swe.runner.plugin import builtin_plugin_modules
-    from pytest_swe.runner.registry import Catalog
+    from pytest_swe.runner.registry import Registry
+    from pytest_swe.runner.registry import plugin_manager_for_tools
 
-    pm = pluggy.PluginManager("pytest")
-    pm.add_hookspecs(hookspecs)
-    for module in builtin_plugin_modules():
-        if module.startswith("pytest_swe.providers."):
-            pm.register(importlib.import_module(module), module)
-    pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
-    factories = Catalog("provider", [f for result in pm.hook.pytest_swe_providers() for f in result or []])
-    return factories.get(name)({"name": name, **({"host": host} if host else {})}, this_run())
+    factory = Registry(plugin_manager_for_tools()).providers.get(name)
+    return factory({"name": name, **({"host": host} if host else {})}, this_run())
 
 
 def _cmd_reap(args: argparse.Namespace) -> int:
