@@ -29,7 +29,7 @@ PREDICTIONS = str(DEMO_DIR / "predictions-wrong.jsonl")
 VOLATILE = re.compile(r"^(time_|run_id$)")
 
 
-def normalised(case: report.Case, run_dir: Path) -> tuple[str, str, dict[str, str]]:
+def normalized(case: report.Case, run_dir: Path) -> tuple[str, str, dict[str, str]]:
     """A testcase with what legitimately differs between two runs (timings, run dir, run id) removed."""
     props = {
         k: v.replace(str(run_dir), "<run>")
@@ -89,8 +89,8 @@ def test_resume_after_controller_sigkill_equals_uninterrupted_run(
     )
     resumed = report.read_cases(resumed_junit)
     assert sorted(c.instance_id for c in resumed) == sorted(DEMO_IDS)
-    expected = {c.instance_id: normalised(c, full.run_dir) for c in full.cases}
-    got = {c.instance_id: normalised(c, run_dir) for c in resumed}
+    expected = {c.instance_id: normalized(c, full.run_dir) for c in full.cases}
+    got = {c.instance_id: normalized(c, run_dir) for c in resumed}
     assert got == expected, result.stdout.str()[-3000:]
     # finished items were re-emitted, not re-run: their timings are the interrupted run's
     by_id = {c.instance_id: c for c in resumed}

@@ -161,7 +161,7 @@ _PYTEST_PARSERS = frozenset(
         "parse_log_astroid", "parse_log_marshmallow", "parse_log_pytest_pytest",
     }
 )  # fmt: skip
-NORMALISING_PARSERS = frozenset(
+NORMALIZING_PARSERS = frozenset(
     {
         "parse_log_pytest_options",
         "parse_log_requests",
@@ -188,5 +188,5 @@ def runner_of(parser_name: str) -> str | None:
 def probe_spec(parser_name: str, parse: Callable[[str], Mapping[str, str]]) -> ProbeSpec:
     """What the grading probe needs to check a run graded by ``parser_name``."""
     return ProbeSpec(
-        runner=runner_of(parser_name), parse=parse, exact_ids=parser_name not in NORMALISING_PARSERS
+        runner=runner_of(parser_name), parse=parse, exact_ids=parser_name not in NORMALIZING_PARSERS
     )

@@ -1,6 +1,6 @@
 """Grading a patch: one pipeline for every family (see :mod:`pytest_swe.grading.pipeline`).
 
-Stages, top to bottom: inspect the patch text, apply it and neutralise what cannot belong to a
+Stages, top to bottom: inspect the patch text, apply it and neutralize what cannot belong to a
 fix, run the eval script with the probe around the test command, let the family parse and
 grade, then :func:`decide` on the evidence of forgery.
 """

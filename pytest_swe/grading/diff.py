@@ -279,7 +279,7 @@ def patch_paths(text: str) -> set[str]:
 # --- path rules ----------------------------------------------------------------------------------
 
 
-def normalise(path: str) -> str:
+def normalize(path: str) -> str:
     """A repository path without ``./`` prefixes or repeated slashes."""
     parts = [p for p in path.split("/") if p not in ("", ".")]
     return "/".join(parts)

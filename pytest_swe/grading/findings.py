@@ -1,10 +1,10 @@
-"""What grading found besides test results: evidence of forgery, and what it neutralised.
+"""What grading found besides test results: evidence of forgery, and what it neutralized.
 
 *Evidence* (severity ``tamper``) comes only from channels a patch cannot predict: canary
 tests, the harness's own result channel, the integrity of the graded files and of the
 repository. Under ``strict`` an item with evidence cannot be resolved. *Notes* (severity
 ``suspicious``) are flags for a reader and never change a verdict. What was restored before
-the tests is recorded as ``neutralised`` and is not a finding: it cannot influence the run.
+the tests is recorded as ``neutralized`` and is not a finding: it cannot influence the run.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Which changes a patch made to the tree are neutralised before the tests run, and why.
+"""Which changes a patch made to the tree are neutralized before the tests run, and why.
 
 Everything here is judged on the tree after the patch is applied (what git and the file
-system report), never on the patch's headers. A neutralised path is restored to the base
+system report), never on the patch's headers. A neutralized path is restored to the base
 commit (or removed when it is new): what the official harness discards anyway (the test
 patch's files), or what only steers the test runner and never belongs to a fix (test files,
 ``conftest.py``, pytest and tox configuration, interpreter start-up files, planted entry
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .configfiles import WHOLE_FILES
-from .diff import normalise
+from .diff import normalize
 from .diff import patch_paths
 
 CONFTEST = "conftest.py"
@@ -52,7 +52,7 @@ SHADOWABLE = RUNNER_MODULES | frozenset(getattr(sys, "stdlib_module_names", ()))
 
 def is_test_path(path: str) -> bool:
     """True for test files and files in test directories (by the usual layouts of many languages)."""
-    parts = normalise(path).split("/")
+    parts = normalize(path).split("/")
     dirs, name = parts[:-1], parts[-1]
     if any(d in TEST_DIRS_ANYWHERE for d in dirs):
         return True
@@ -64,12 +64,12 @@ def is_test_path(path: str) -> bool:
 
 
 def in_git_dir(path: str) -> bool:
-    return ".git" in normalise(path).split("/")
+    return ".git" in normalize(path).split("/")
 
 
 def top_level_module(path: str) -> tuple[str, str] | None:
     """(import root, module name) when ``path`` is a top-level module or package at an import root."""
-    parts = normalise(path).split("/")
+    parts = normalize(path).split("/")
     for root in sorted(IMPORT_ROOTS, key=lambda r: not r):  # source roots before the work tree
         depth = 1 if root else 0
         if root and (len(parts) < 2 or parts[0] != root):
@@ -111,15 +111,15 @@ class Protection:
         protected_patterns: Iterable[str] = (),
         allowed_patterns: Iterable[str] = (),
     ) -> Protection:
-        paths = {normalise(p) for p in patch_paths(test_patch or "") if p and not p.startswith("/")}
+        paths = {normalize(p) for p in patch_paths(test_patch or "") if p and not p.startswith("/")}
         for test in required_tests:
             head = test.split("::", 1)[0] if isinstance(test, str) else ""
             if "::" in test and ("/" in head or head.endswith(".py")):
-                paths.add(normalise(head))
+                paths.add(normalize(head))
         root = workdir.rstrip("/") + "/"
         for hidden in hidden_paths:
             if hidden.startswith(root):
-                paths.add(normalise(hidden[len(root) :]))
+                paths.add(normalize(hidden[len(root) :]))
         paths = {p for p in paths if p and ".." not in p.split("/")}
         return cls(frozenset(paths), tuple(protected_patterns), tuple(allowed_patterns))
 
@@ -146,7 +146,7 @@ class PathChange:
     symlink: bool = False
 
 
-def why_neutralised(change: PathChange, protection: Protection, base_names: frozenset[str]) -> str | None:
+def why_neutralized(change: PathChange, protection: Protection, base_names: frozenset[str]) -> str | None:
     """Why the strict policy restores this path before the tests; None when it is part of the fix.
 
     ``base_names`` are the names at the import roots before the patch (``""``-rooted entries as
@@ -154,7 +154,7 @@ def why_neutralised(change: PathChange, protection: Protection, base_names: froz
     Configuration files that hold other tools' settings are decided by
     :func:`pytest_swe.grading.configfiles.steering_changed`, not here.
     """
-    path = normalise(change.path)
+    path = normalize(change.path)
     if not path or protection.allowed(path):
         return None
     name = posixpath.basename(path)

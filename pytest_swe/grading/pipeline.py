@@ -1,4 +1,4 @@
-"""Grading one patch, top to bottom: inspect, neutralise, apply, run, parse, check evidence, grade.
+"""Grading one patch, top to bottom: inspect, neutralize, apply, run, parse, check evidence, grade.
 
 Every family goes through these stages; a family supplies its eval script, its parser and its
 grading rule, and nothing else. The verdict is decided in :func:`decide`, once, after the
@@ -6,7 +6,7 @@ family graded the test results:
 
 1. :func:`inspect` reads the patch text for notes (never a verdict by itself).
 2. :func:`apply_model_patch` applies the patch through the fallback chain, reads back what
-   really changed in the tree, and under ``strict`` *neutralises* what cannot belong to a
+   really changed in the tree, and under ``strict`` *neutralizes* what cannot belong to a
    fix (test files, ``conftest.py``, runner configuration, start-up files, entry points,
    compiled files, shadowing modules): restored and recorded, never punished.
 3. :func:`patch_and_run` runs the eval script; under ``strict`` with the probe around the test
@@ -50,7 +50,7 @@ from .logcheck import HARNESS_MARKERS
 from .logcheck import forged_markers
 from .paths import PathChange
 from .paths import Protection
-from .paths import why_neutralised
+from .paths import why_neutralized
 from .run import run_script
 from .tree import WorkTree
 
@@ -73,7 +73,7 @@ class ProbeSpec:
     parse: Callable[[str], Mapping[str, str]]
     """The family's parser: log text -> status map."""
     exact_ids: bool = True
-    """Whether the parser's test ids are pytest node ids as printed (no normalisation)."""
+    """Whether the parser's test ids are pytest node ids as printed (no normalization)."""
 
 
 @dataclass
@@ -83,12 +83,12 @@ class Integrity:
     policy: str
     protection: Protection
     findings: list[Finding] = field(default_factory=list)
-    neutralised: list[str] = field(default_factory=list)
+    neutralized: list[str] = field(default_factory=list)
     blocked: str | None = None
     plan: probe.Plan | None = None
     results: probe.ProbeResults | None = None
     patched: list[str] = field(default_factory=list)
-    """What the fix changed in the tree (after neutralisation): the files the equality watch reads."""
+    """What the fix changed in the tree (after neutralization): the files the equality watch reads."""
     canary_keys: set[str] = field(default_factory=set)
 
     @property
@@ -168,14 +168,14 @@ def inspect_model_patch(task: Task, patch: str, ctx: EvalContext) -> Integrity:
     return integrity
 
 
-# --- 2. apply and neutralise -----------------------------------------------------------------
+# --- 2. apply and neutralize -----------------------------------------------------------------
 
 
-def neutralise(tree: WorkTree, integrity: Integrity, changes: list[PathChange]) -> dict[str, str]:
+def neutralize(tree: WorkTree, integrity: Integrity, changes: list[PathChange]) -> dict[str, str]:
     """The changed paths the strict policy restores, each with why."""
     chosen: dict[str, str] = {}
     for change in changes:
-        reason = why_neutralised(change, integrity.protection, tree.base_names)
+        reason = why_neutralized(change, integrity.protection, tree.base_names)
         configured = change.path.rsplit("/", 1)[-1] in SECTIONED_FILES
         if reason is None and configured and not integrity.protection.allowed(change.path):
             before, after = tree.versions(change.path)
@@ -198,7 +198,7 @@ def apply_model_patch(
     """Apply the patch; False (with a reason on the verdict) when it does not apply.
 
     The tree is recorded first, so what the patch really changed is read back afterwards;
-    under ``strict`` the paths :func:`neutralise` picks are restored to the base commit.
+    under ``strict`` the paths :func:`neutralize` picks are restored to the base commit.
     """
     integrity = integrity_of(task, ctx)
     if not verdict.patch_exists:
@@ -235,17 +235,17 @@ def apply_model_patch(
         integrity.add([evidence("git", "the patch changed .git (hooks, config or refs run during the eval)")])
         if integrity.strict:
             integrity.blocked = "the patch changed .git"
-    restore = neutralise(tree, integrity, changed.changes)
+    restore = neutralize(tree, integrity, changed.changes)
     integrity.patched = [c.path for c in changed.changes if c.path not in restore and c.kind != "deleted"]
     described = [f"{path} ({reason})" for path, reason in restore.items()]
     if integrity.strict and restore and integrity.blocked is None:
         left = tree.restore(list(restore))
-        integrity.neutralised += described
+        integrity.neutralized += described
         if left:
             integrity.blocked = "protected paths could not be restored: " + ", ".join(left[:5])
             integrity.add([evidence("restore", integrity.blocked)])
     elif restore:
-        integrity.add([note("neutralised-under-strict", entry) for entry in described])
+        integrity.add([note("neutralized-under-strict", entry) for entry in described])
     return True
 
 
@@ -295,8 +295,8 @@ def _check_run(
         return
     results = probe.collect(sandbox, plan, timeout=min(ctx.timeout, GUARD_TIMEOUT))
     integrity.results = results
-    integrity.neutralised += [
-        f"{entry}, after the eval script's install step" for entry in results.pre.get("neutralised", [])
+    integrity.neutralized += [
+        f"{entry}, after the eval script's install step" for entry in results.pre.get("neutralized", [])
     ]
     if spec is None:
         return
@@ -337,7 +337,7 @@ def patch_and_run(
     command: str | None = None,
     probe_spec: ProbeSpec | None = None,
 ) -> EvalRun:
-    """Stages 1-3: apply the patch (neutralising what a fix cannot need), then run ``script``.
+    """Stages 1-3: apply the patch (neutralizing what a fix cannot need), then run ``script``.
 
     Stops early (``ran=False``) when the patch does not apply, is empty and the settings say
     not to run empty patches, or changed ``.git``.
@@ -378,7 +378,7 @@ def run_self_applying(
     ``fix-run.sh`` runs a strict ``git apply``): stage 1 before the run, the log checks after it.
 
     Applying the patch first, as :func:`patch_and_run` does, would leave the script nothing to
-    apply, and its own apply decides the official verdict; so the tree is not neutralised here.
+    apply, and its own apply decides the official verdict; so the tree is not neutralized here.
     The family writes the patch where its script reads it before calling this.
     """
     verdict = start_verdict(patch, grader)
@@ -402,7 +402,7 @@ def run_self_applying(
 
 def decide(verdict: Verdict, ctx: EvalContext) -> Verdict:
     """The one place a verdict's fate is settled: evidence of forgery makes it unresolved under
-    ``strict``; neutralised paths and notes are recorded; canaries never reach the ledger."""
+    ``strict``; neutralized paths and notes are recorded; canaries never reach the ledger."""
     integrity = ctx.integrity
     if not isinstance(integrity, Integrity):
         return verdict
@@ -413,8 +413,8 @@ def decide(verdict: Verdict, ctx: EvalContext) -> Verdict:
     tamper = [f for f in integrity.findings if f.severity == TAMPER]
     notes = [f for f in integrity.findings if f.severity != TAMPER]
     verdict.extra["policy"] = f"{integrity.policy} ({POLICY_VERSION})"
-    if integrity.neutralised:
-        verdict.extra["neutralised"] = list(integrity.neutralised)
+    if integrity.neutralized:
+        verdict.extra["neutralized"] = list(integrity.neutralized)
     if integrity.plan is not None:
         verdict.extra["probe"] = _probe_summary(integrity)
     verdict.suspicious = [str(f) for f in notes]

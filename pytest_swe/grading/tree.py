@@ -14,7 +14,7 @@ from dataclasses import field
 
 from pytest_swe.api.sandbox import Sandbox
 
-from .diff import normalise
+from .diff import normalize
 from .paths import IMPORT_ROOTS
 from .paths import PathChange
 
@@ -125,7 +125,7 @@ def _nul_list(data: bytes) -> list[str]:
 
 
 def _repo_path(path: str) -> str:
-    return normalise(path[2:] if path.startswith("./") else path)
+    return normalize(path[2:] if path.startswith("./") else path)
 
 
 @dataclass
@@ -183,11 +183,11 @@ class WorkTree:
         parts = unbundle(self.read("after"))
         tracked_raw = _nul_list(parts.get("tracked", b""))
         touched = {_repo_path(p) for p in _nul_list(parts.get("new", b""))} - self._future
-        untracked = {normalise(p) for p in _nul_list(parts.get("untracked", b""))} - self._future
+        untracked = {normalize(p) for p in _nul_list(parts.get("untracked", b""))} - self._future
         out = TreeChanges(git_altered=parts.get("gitmeta.after", b"") != self._gitmeta)
         tracked: set[str] = set()
         for status, path in zip(tracked_raw[::2], tracked_raw[1::2], strict=False):
-            path = normalise(path)
+            path = normalize(path)
             tracked.add(path)
             if path in self._dirty and path not in touched:
                 continue  # dirty in the image already, not touched by the patch

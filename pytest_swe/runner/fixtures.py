@@ -80,7 +80,7 @@ def swe_family(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings) 
 
 @pytest.fixture
 def swe_task(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, swe_family: Family) -> Task:
-    """The item's row, loaded now (not at collection) and normalised by its family."""
+    """The item's row, loaded now (not at collection) and normalized by its family."""
     session = get_session(request.config)
     _, ref, problem = _source(request)
     record = get_record(request.node)

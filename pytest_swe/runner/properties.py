@@ -165,8 +165,8 @@ def _verdict_properties(verdict: Verdict) -> dict[str, Any]:
     }
     if verdict.tamper:
         props["tamper"] = "; ".join(verdict.tamper)
-    if verdict.extra.get("neutralised"):
-        props["neutralised"] = "; ".join(str(p).replace(";", ",") for p in verdict.extra["neutralised"])
+    if verdict.extra.get("neutralized"):
+        props["neutralized"] = "; ".join(str(p).replace(";", ",") for p in verdict.extra["neutralized"])
     if verdict.suspicious:
         props["suspicious"] = "; ".join(verdict.suspicious)
     for name, group in verdict.tests_status.items():

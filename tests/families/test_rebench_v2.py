@@ -1,4 +1,4 @@
-"""The swe-rebench-v2 family: row forms, timing-normalised subset grading, and end to end in Docker."""
+"""The swe-rebench-v2 family: row forms, timing-normalized subset grading, and end to end in Docker."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_malformed_rows_name_the_field(data: dict[str, Any], field: str, words: 
 
 
 @pytest.mark.parametrize(
-    ("name", "normalised"),
+    ("name", "normalized"),
     [
         ("testFoo [1.34 ms]", "testFoo"),
         ("testFoo [123 ms]", "testFoo"),
@@ -133,14 +133,14 @@ def test_malformed_rows_name_the_field(data: dict[str, Any], field: str, words: 
         ("tests/test_a.py::test_a[1.5 ms-x]", "tests/test_a.py::test_a[1.5 ms-x]"),
     ],
 )
-def test_timing_suffixes_are_stripped(name: str, normalised: str) -> None:
-    assert rebench_v2.normalize_test_name(name) == normalised
+def test_timing_suffixes_are_stripped(name: str, normalized: str) -> None:
+    assert rebench_v2.normalize_test_name(name) == normalized
 
 
-def test_subset_rule_on_normalised_names_both_sides() -> None:
+def test_subset_rule_on_normalized_names_both_sides() -> None:
     status_map = {"TestA::one [0.8 ms]": "PASSED", "TestA::two": "PASSED", "TestA::extra": "FAILED"}
-    normalised, groups = rebench_v2.grade_subset(status_map, ["TestA::one"], ["TestA::two (3ms)"])
-    assert normalised == {"TestA::one": "PASSED", "TestA::two": "PASSED", "TestA::extra": "FAILED"}
+    normalized, groups = rebench_v2.grade_subset(status_map, ["TestA::one"], ["TestA::two (3ms)"])
+    assert normalized == {"TestA::one": "PASSED", "TestA::two": "PASSED", "TestA::extra": "FAILED"}
     assert groups["FAIL_TO_PASS"].success == ["TestA::one"] and groups["PASS_TO_PASS"].success == [
         "TestA::two (3ms)"
     ]

@@ -1,4 +1,4 @@
-"""Real gold patches lose nothing to neutralisation, and real test patches never survive it.
+"""Real gold patches lose nothing to neutralization, and real test patches never survive it.
 
 The SWE-bench rows in ``../shared/data`` (Verified, Lite, full dev: about a thousand real
 fixes, pytest-dev/pytest's own changes to ``src/_pytest`` among them) and the gold patches of
@@ -23,7 +23,7 @@ from pytest_swe.grading.configfiles import SECTIONED_FILES
 from pytest_swe.grading.diff import parse_patch
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
-from pytest_swe.grading.paths import why_neutralised
+from pytest_swe.grading.paths import why_neutralized
 
 from conftest import SHARED_DATA
 from conftest import unavailable
@@ -73,7 +73,7 @@ def lost_paths(patch: str, protection: Protection) -> list[str]:
     return [
         f"{c.path}: {reason}"
         for c in changes_of(patch)
-        if (reason := why_neutralised(c, protection, base)) is not None
+        if (reason := why_neutralized(c, protection, base)) is not None
     ]
 
 
@@ -91,7 +91,7 @@ def test_no_real_gold_patch_loses_a_path(rows: list[dict[str, Any]]) -> None:
     assert lost == {}
 
 
-def test_every_real_test_patch_replayed_as_a_model_patch_is_neutralised(rows: list[dict[str, Any]]) -> None:
+def test_every_real_test_patch_replayed_as_a_model_patch_is_neutralized(rows: list[dict[str, Any]]) -> None:
     missed = [row["instance_id"] for row in rows if not lost_paths(row["test_patch"], protection_of(row))]
     assert missed == []
     # Even without knowing the test patch, the path rules alone put back nearly all of them.

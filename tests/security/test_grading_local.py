@@ -66,7 +66,7 @@ def test_gold_resolves_with_the_probe_at_work(
     assert len(run.cases) == 6
     for case in run.cases:
         assert case.outcome == "passed", (case.instance_id, case.message[:1500])
-        assert "tamper" not in case.properties and "neutralised" not in case.properties, case.properties
+        assert "tamper" not in case.properties and "neutralized" not in case.properties, case.properties
         probe = probe_of(case)
         assert probe["canary_files"], (case.instance_id, probe)
         assert probe["errors"] == "", (case.instance_id, probe)

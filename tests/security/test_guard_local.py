@@ -133,7 +133,7 @@ def test_a_plain_fix_is_left_as_it_is(repo: Path) -> None:
         },
     )
     applied, integrity, _ = apply(repo, patch)
-    assert applied and integrity.neutralised == [] and integrity.findings == [] and integrity.blocked is None
+    assert applied and integrity.neutralized == [] and integrity.findings == [] and integrity.blocked is None
     assert "return 2" in (repo / "pkg" / "core.py").read_text()
     assert "120" in (repo / "setup.cfg").read_text()
 
@@ -154,8 +154,8 @@ def test_what_cannot_belong_to_a_fix_is_put_back(repo: Path) -> None:
     )
     applied, integrity, _ = apply(repo, patch)
     assert applied and integrity.findings == [] and integrity.blocked is None
-    neutralised = {entry.split(" (", 1)[0] for entry in integrity.neutralised}
-    assert neutralised == {
+    neutralized = {entry.split(" (", 1)[0] for entry in integrity.neutralized}
+    assert neutralized == {
         "tests/test_core.py", "tests/conftest.py", "build/conftest.py", "tests/test_new.py", "pyproject.toml",
         "pkg.dist-info/entry_points.txt", "pytest.py",
     }  # fmt: skip
@@ -166,8 +166,8 @@ def test_what_cannot_belong_to_a_fix_is_put_back(repo: Path) -> None:
 def test_official_policy_restores_nothing_and_only_notes(repo: Path) -> None:
     patch = make_patch(repo, {"tests/conftest.py": "x = 1\n"})
     applied, integrity, _ = apply(repo, patch, "official")
-    assert applied and integrity.neutralised == []
-    assert [f.rule for f in integrity.findings] == ["neutralised-under-strict"]
+    assert applied and integrity.neutralized == []
+    assert [f.rule for f in integrity.findings] == ["neutralized-under-strict"]
     assert (repo / "tests" / "conftest.py").exists()
 
 
@@ -179,7 +179,7 @@ def test_a_plain_diff_announcing_a_new_test_file_as_an_edit_is_read_from_the_tre
     )
     applied, integrity, _ = apply(repo, patch)
     assert applied and integrity.findings == []
-    assert [e.split(" (", 1)[0] for e in integrity.neutralised] == ["tests/test_extra.py"]
+    assert [e.split(" (", 1)[0] for e in integrity.neutralized] == ["tests/test_extra.py"]
     assert "return 2" in (repo / "pkg" / "core.py").read_text()
 
 
@@ -192,7 +192,7 @@ def test_what_the_image_had_before_is_not_the_patch(repo: Path) -> None:
     os.utime(future, (later, later))
     patch = "diff --git a/pkg/other.py b/pkg/other.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/other.py\n@@ -0,0 +1 @@\n+Y = 2\n"
     applied, integrity, ctx = apply(repo, patch)
-    assert applied and integrity.neutralised == [] and integrity.findings == []
+    assert applied and integrity.neutralized == [] and integrity.findings == []
     assert ctx.tree.git_after_run() == []
 
 

@@ -128,7 +128,7 @@ def hostile() -> dict[str, tuple[str, str]]:
     }  # fmt: skip
 
 
-# label -> (evidence rules, neutralised paths) the strict policy must report. Neutralised paths
+# label -> (evidence rules, neutralized paths) the strict policy must report. Neutralized paths
 # are restored before the tests and are no finding: the patch simply fails on its merits.
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "conftest": (set(), {"conftest.py"}),
@@ -180,7 +180,7 @@ def rules(value: str) -> set[str]:
     return {item.split(":", 1)[0].strip() for item in value.split("; ") if item}
 
 
-def neutralised(value: str) -> set[str]:
+def neutralized(value: str) -> set[str]:
     return {item.split(" (", 1)[0] for item in value.split("; ") if item}
 
 
@@ -245,14 +245,14 @@ def test_every_gold_patch_resolves_without_findings(strict_run: Any) -> None:
         assert "tamper" not in case.properties and "suspicious" not in case.properties, case.properties
 
 
-def test_honest_extras_are_neutralised_or_left_alone_and_graded(strict_run: Any) -> None:
+def test_honest_extras_are_neutralized_or_left_alone_and_graded(strict_run: Any) -> None:
     new_test = strict_run.by_id[f"{CALC}.gold-and-new-test"]
     assert new_test.outcome == "passed", new_test.message
-    assert neutralised(new_test.properties["neutralised"]) == {"tests/test_repro.py"}
+    assert neutralized(new_test.properties["neutralized"]) == {"tests/test_repro.py"}
     assert "tamper" not in new_test.properties
     atexit = strict_run.by_id[f"{CALC}.gold-and-atexit"]
     assert atexit.outcome == "passed", atexit.message
-    assert "tamper" not in atexit.properties and "neutralised" not in atexit.properties
+    assert "tamper" not in atexit.properties and "neutralized" not in atexit.properties
 
 
 @pytest.mark.parametrize("label", sorted(EXPECTED))
@@ -263,7 +263,7 @@ def test_hostile_patch_is_unresolved_with_reason(strict_run: Any, label: str) ->
     assert case.outcome == "failed", (label, case.outcome, case.message)
     assert case.properties["reward"] == "0.0" and case.properties["masked"] == "false"
     assert rules(case.properties.get("tamper", "")) >= tamper, case.properties
-    assert neutralised(case.properties.get("neutralised", "")) == restored, case.properties
+    assert neutralized(case.properties.get("neutralized", "")) == restored, case.properties
     if tamper:
         assert "tampering detected by the strict policy" in case.message
         assert "tamper: " in case.message
@@ -290,7 +290,7 @@ def test_runs_leave_no_container_and_details_hold(strict_run: Any, docker_engine
     assert "NETWORK-PROBE: [Errno 101] Network is unreachable" in network_log
     conftest = by_id[f"{CALC}.conftest"]
     verdict = json.loads(Path(conftest.properties["verdict_path"]).read_text())
-    assert [e.split(" (", 1)[0] for e in verdict["extra"]["neutralised"]] == ["conftest.py"]
+    assert [e.split(" (", 1)[0] for e in verdict["extra"]["neutralized"]] == ["conftest.py"]
     assert verdict["extra"]["policy"].startswith("strict")
     assert verdict["extra"]["probe"]["channel"] is True and verdict["extra"]["probe"]["canary_files"]
 
@@ -308,8 +308,8 @@ def test_exploits_work_against_official_behaviour(official_run: Any, docker_engi
     for case in official_run.cases:
         label = case.instance_id.split(".", 1)[1]
         tamper, restored = EXPECTED[label]
-        assert "tamper" not in case.properties and "neutralised" not in case.properties
+        assert "tamper" not in case.properties and "neutralized" not in case.properties
         if restored:
-            assert "neutralised-under-strict" in case.properties.get("suspicious", ""), case.properties
+            assert "neutralized-under-strict" in case.properties.get("suspicious", ""), case.properties
         if tamper & {"git", "forged-marker"}:
             assert "(evidence under strict)" in case.properties.get("suspicious", ""), case.properties

@@ -24,7 +24,7 @@ from pytest_swe.grading.findings import evidence as make_evidence
 from pytest_swe.grading.findings import note
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
-from pytest_swe.grading.paths import why_neutralised
+from pytest_swe.grading.paths import why_neutralized
 from pytest_swe.grading.pipeline import Integrity
 
 from conftest import benchmark_settings
@@ -38,7 +38,7 @@ PROTECTION = Protection.build(
 def reason(
     path: str, kind: str = "modified", base: frozenset[str] = frozenset({"calc", "tests"})
 ) -> str | None:
-    return why_neutralised(PathChange(path, kind), PROTECTION, base)
+    return why_neutralized(PathChange(path, kind), PROTECTION, base)
 
 
 @pytest.mark.parametrize(
@@ -62,7 +62,7 @@ def reason(
         ("json.py", "added", "shadows"),
     ],
 )
-def test_changes_that_cannot_belong_to_a_fix_are_neutralised(path: str, kind: str, expected: str) -> None:
+def test_changes_that_cannot_belong_to_a_fix_are_neutralized(path: str, kind: str, expected: str) -> None:
     found = reason(path, kind)
     assert found is not None and expected in found, found
 
@@ -89,7 +89,7 @@ def test_changes_a_fix_makes_are_left_alone(path: str, kind: str) -> None:
 
 def test_allowed_paths_win_over_every_rule() -> None:
     protection = Protection.build(allowed_patterns=["tests/golden/*"])
-    assert why_neutralised(PathChange("tests/golden/out.txt", "modified"), protection, frozenset()) is None
+    assert why_neutralized(PathChange("tests/golden/out.txt", "modified"), protection, frozenset()) is None
 
 
 @pytest.mark.parametrize(
@@ -285,7 +285,7 @@ def test_hook_undoes_what_an_install_step_plants(sandbox_repo: dict[str, Any]) -
     assert not (repo / "pytest").exists() and (repo / "build" / "temp.o").exists()
     assert not (repo / "calc" / "__pycache__" / "__init__.cpython-311.pyc").exists()
     assert "tool:pytest" not in (repo / "setup.cfg").read_text()
-    joined = " | ".join(pre["neutralised"])
+    joined = " | ".join(pre["neutralized"])
     for expected in (
         "conftest.py",
         "evil.pth",
@@ -302,7 +302,7 @@ def test_hook_adds_canaries_and_sees_files_change(sandbox_repo: dict[str, Any]) 
     repo = sandbox_repo["repo"]
     hook(sandbox_repo, "snapshot")
     pre = hook(sandbox_repo, "pre")
-    assert pre["neutralised"] == [] and pre["compiled_removed"] == 0
+    assert pre["neutralized"] == [] and pre["compiled_removed"] == 0
     assert pre["canaries"] == {"tests/test_calc.py": ["test_swe_c0ffee_ok", "test_swe_c0ffee_fail"]}
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "tests/test_calc.py"],
@@ -543,7 +543,7 @@ def context(policy: str, findings: list[Any]) -> EvalContext:
         settings=benchmark_settings("swe-bench"), artifacts=Path("/nonexistent"), timeout=1, output_limit=1
     )
     ctx.integrity = Integrity(policy=policy, protection=Protection(), findings=findings, canary_keys={"k"})
-    ctx.integrity.neutralised = ["conftest.py (conftest.py, loaded by pytest)"]
+    ctx.integrity.neutralized = ["conftest.py (conftest.py, loaded by pytest)"]
     return ctx
 
 
@@ -557,13 +557,13 @@ def test_evidence_unresolves_under_strict_only() -> None:
     assert strict.tamper == ["canary: forged"] and strict.suspicious == ["marker-text: odd"]
     assert strict.test_results == {"a": "PASSED"}
     assert strict.reasons[0].startswith("tampering detected by the strict policy")
-    assert strict.extra["neutralised"] and strict.extra["resolved_without_policy"] is True
+    assert strict.extra["neutralized"] and strict.extra["resolved_without_policy"] is True
     official = decide(Verdict(resolved=True, resolution="RESOLVED_FULL"), context("official", findings))
     assert official.resolved and official.tamper == []
     assert "canary: forged (evidence under strict)" in official.suspicious
 
 
-def test_neutralised_paths_alone_never_unresolve() -> None:
+def test_neutralized_paths_alone_never_unresolve() -> None:
     verdict = decide(Verdict(resolved=True, resolution="RESOLVED_FULL"), context("strict", []))
     assert verdict.resolved and verdict.tamper == []
 

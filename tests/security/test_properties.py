@@ -1,6 +1,6 @@
 """Property-based tests: arbitrary rows, patches and logs always end in a classified outcome.
 
-Row normalisation gives a Task or a RowError naming a field; patch handling and the policy
+Row normalization gives a Task or a RowError naming a field; patch handling and the policy
 give a verdict (findings) for any text; nothing raises anything else.
 """
 
@@ -31,7 +31,7 @@ from pytest_swe.grading.configfiles import steering_changed
 from pytest_swe.grading.patching import apply_script
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
-from pytest_swe.grading.paths import why_neutralised
+from pytest_swe.grading.paths import why_neutralized
 from pytest_swe.grading.tree import unbundle
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -175,7 +175,7 @@ def test_patch_handling_never_raises(patch: str) -> None:
     for part in diff.parse_patch(patch):
         assert all(isinstance(p, str) for p in part.paths)
         for path in part.paths:
-            found = why_neutralised(PathChange(path, "added"), protection, frozenset())
+            found = why_neutralized(PathChange(path, "added"), protection, frozenset())
             assert found is None or (isinstance(found, str) and found)
 
 
@@ -222,7 +222,7 @@ def test_a_conftest_is_named_however_the_diff_spells_it(
         patch = patch.replace("\n", "\r\n")
     named = {p for part in diff.parse_patch(patch) for p in part.paths}
     assert path in named, named
-    assert "conftest" in (why_neutralised(PathChange(path, "added"), Protection(), frozenset()) or "")
+    assert "conftest" in (why_neutralized(PathChange(path, "added"), Protection(), frozenset()) or "")
 
 
 @FAST

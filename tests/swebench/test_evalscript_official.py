@@ -220,11 +220,11 @@ def test_table_language_matches_4_1_0() -> None:
         assert {spec.language for spec in versions.values()} == {names[languages[repo_name]]}, repo_name
 
 
-def _normalise(value: Any) -> Any:
+def _normalize(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
-        return [_normalise(item) for item in value]
+        return [_normalize(item) for item in value]
     if isinstance(value, Mapping):
-        return {key: _normalise(item) for key, item in value.items()}
+        return {key: _normalize(item) for key, item in value.items()}
     return value
 
 
@@ -248,8 +248,8 @@ def test_spec_fields_equal_4_1_0(repo_name: str, version: str) -> None:
         expected = upstream.get(key)
         if field == "install" and isinstance(expected, str):
             expected = [expected]
-        expected = _normalise(expected) if expected is not None else None
-        actual = _normalise(getattr(ours, field))
+        expected = _normalize(expected) if expected is not None else None
+        actual = _normalize(getattr(ours, field))
         if expected is None:
             assert actual in (None, [], {}), f"{field}: upstream has none, we have {actual!r}"
         else:

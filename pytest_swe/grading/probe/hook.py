@@ -3,7 +3,7 @@
 # It runs with whatever interpreter the task's image has, as old as Python 3.5, so it uses
 # nothing newer than 3.5 and only the standard library. Modes:
 #
-#   snapshot PLAN  after the model patch is applied and neutralised, before the eval script:
+#   snapshot PLAN  after the model patch is applied and neutralized, before the eval script:
 #                  record the start-up state (site directories, the repository's conftest and
 #                  configuration files, entry points, compiled files, import-root names).
 #   pre PLAN       inside the eval script, right before the test command (after its install
@@ -365,7 +365,7 @@ def expected_graded(plan):
     return dict((rel, sha(os.path.join(scratch, rel))) for rel in graded)
 
 
-# --- neutralise --------------------------------------------------------------------------------
+# --- neutralize --------------------------------------------------------------------------------
 
 
 def pth_is_inert(text, repo):
@@ -448,7 +448,7 @@ def write(path, text):
         fh.write(text)
 
 
-def neutralise(plan, snap):
+def neutralize(plan, snap):
     """Undo start-up changes made since the snapshot (by the eval script's install step)."""
     repo = plan["repo"]
     done = []
@@ -703,8 +703,8 @@ def cmd_pre(plan):
         snap = load(os.path.join(d, "snapshot.json"))
     except (IOError, OSError, ValueError):
         snap = None
-    done, compiled = neutralise(plan, snap) if snap else ([], 0)
-    result = {"neutralised": done, "compiled_removed": compiled, "snapshot": snap is not None}
+    done, compiled = neutralize(plan, snap) if snap else ([], 0)
+    result = {"neutralized": done, "compiled_removed": compiled, "snapshot": snap is not None}
     if snap:
         now = outside_state(snap["site_dirs"])
         old = snap.get("outside") or {}
