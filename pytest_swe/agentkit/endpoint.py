@@ -28,7 +28,6 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-import pytest
 from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
@@ -44,8 +43,6 @@ SANDBOX_DIR = "/run/pytest-swe-endpoint"
 SOCKET_NAME = "endpoint.sock"
 FORWARDER_NAME = "forward.py"
 MAX_CONNECTIONS = 64
-
-bridge_key = pytest.StashKey["EndpointBridge | None"]()
 
 
 class ModelEndpoint(BaseModel):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_swe import grading
-from pytest_swe.agentkit.endpoint import bridge_key
+from pytest_swe.agentkit.endpoint import EndpointBridge
 from pytest_swe.agentkit.endpoint import open_bridge
 from pytest_swe.api.agent import Agent
 from pytest_swe.api.agent import AgentResult
@@ -40,6 +40,9 @@ from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.properties import Identity
 from pytest_swe.runner.properties import get_record
 from pytest_swe.runner.session import get_session
+
+# The endpoint bridge an item's agent sandbox mounted, for the agent fixture to hand on.
+bridge_key = pytest.StashKey[EndpointBridge | None]()
 
 
 def _source(request: pytest.FixtureRequest) -> tuple[BenchmarkSettings, RowRef, str | None]:
