@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from pytest_swe.api import hookspecs
+from pytest_swe.api.sandbox import RunInfo
+from pytest_swe.api.sandbox import this_run
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import cleanup
@@ -62,9 +64,8 @@ def _register_plugins(config: pytest.Config) -> None:
     register_plugins(pm)
 
 
-def _run_identity(config: pytest.Config) -> tuple[Any, Path]:
-    from pytest_swe.api.sandbox import this_run
-
+def _run_identity(config: pytest.Config) -> tuple[RunInfo, Path]:
+    """Who owns this run's sandboxes, and its run directory (the controller's, on a worker)."""
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and "swe_run_id" in workerinput:
         run = this_run(
