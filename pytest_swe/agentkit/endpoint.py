@@ -33,6 +33,8 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 
+from pytest_swe.agentkit import forward
+from pytest_swe.agentkit.forward import pipe
 from pytest_swe.api.agent import EndpointBridging
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
@@ -131,8 +133,7 @@ class EndpointBridge:
         self._lock = threading.Lock()
         self._server = _BridgeServer(self.socket_path, self)
         os.chmod(self.socket_path, 0o777)  # any user the sandbox runs commands as may connect
-        with open(os.path.join(self.host_dir, FORWARDER_NAME), "w") as fh:
-            fh.write(SANDBOX_FORWARDER)
+        shutil.copyfile(forward.__file__, os.path.join(self.host_dir, FORWARDER_NAME))
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.2},
@@ -157,9 +158,9 @@ class EndpointBridge:
             with self._lock:
                 self.connections += 1
                 self._open.update((client, upstream))
-            back = threading.Thread(target=_pipe, args=(upstream, client), daemon=True)
+            back = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
             back.start()
-            _pipe(client, upstream)
+            pipe(client, upstream)
             back.join()
         except OSError:
             pass  # the target refused or dropped the connection: the client sees it closed
@@ -228,20 +229,6 @@ class _BridgeHandler(socketserver.BaseRequestHandler):
         self.server.bridge.pipe_to_target(self.request)
 
 
-def _pipe(source: socket.socket, dest: socket.socket) -> None:
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            dest.sendall(data)
-    except OSError:
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            dest.shutdown(socket.SHUT_WR)
-
-
 def open_bridge(agent: Any, spec: SandboxSpec) -> EndpointBridge | None:
     """Start a bridge when the agent asks for one (``endpoint_bridge_url()``) and mount it into ``spec``."""
     url = agent.endpoint_bridge_url() if isinstance(agent, EndpointBridging) else None
@@ -251,63 +238,6 @@ def open_bridge(agent: Any, spec: SandboxSpec) -> EndpointBridge | None:
     spec.mounts.update(bridge.mounts)
     return bridge
 
-
-# --- the sandbox side -------------------------------------------------------------------------------
-
-# Runs inside the sandbox with whatever python3 the image has, so it sticks to syntax that
-# Python 3.5 understands. Listens on 127.0.0.1 only and pipes each connection to the socket.
-SANDBOX_FORWARDER = r"""
-import os, socket, sys, threading
-
-def pipe(src, dst):
-    try:
-        while True:
-            data = src.recv(65536)
-            if not data:
-                break
-            dst.sendall(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            dst.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-def handle(client, path):
-    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        upstream.connect(path)
-    except OSError:
-        client.close()
-        upstream.close()
-        return
-    t = threading.Thread(target=pipe, args=(upstream, client))
-    t.daemon = True
-    t.start()
-    pipe(client, upstream)
-    t.join()
-    client.close()
-    upstream.close()
-
-def main():
-    path, port_file = sys.argv[1], sys.argv[2]
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(32)
-    tmp = port_file + ".tmp"
-    with open(tmp, "w") as fh:
-        fh.write(str(server.getsockname()[1]))
-    os.rename(tmp, port_file)
-    while True:
-        client, _ = server.accept()
-        t = threading.Thread(target=handle, args=(client, path))
-        t.daemon = True
-        t.start()
-
-main()
-"""
 
 START_SCRIPT = """\
 d={d}
