@@ -5,7 +5,6 @@ Agents know nothing of grading: they return what they produced and why they stop
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -19,9 +18,10 @@ from pydantic import Field
 
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.task import Task
+from pytest_swe.api.verdict import Word
 
 
-class ExitStatus(str, enum.Enum):
+class ExitStatus(Word):
     SUBMITTED = "submitted"
     STEP_LIMIT = "step_limit"
     TIME_LIMIT = "time_limit"
@@ -32,9 +32,6 @@ class ExitStatus(str, enum.Enum):
     """The model endpoint failed: the item is an infrastructure error, never a scored empty patch."""
     REPLAYED = "replayed"
     """The patch came from a file or the dataset, not from running an agent."""
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Usage(BaseModel):

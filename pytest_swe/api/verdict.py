@@ -9,7 +9,14 @@ from pydantic import BaseModel
 from pydantic import Field
 
 
-class TestStatus(str, enum.Enum):
+class Word(str, enum.Enum):
+    """A closed set of words that prints as the word itself (in logs, JUnit properties, JSON)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+
+class TestStatus(Word):
     """Per-test status as the official SWE-bench parsers report it."""
 
     __test__ = False  # not a pytest test class
@@ -19,9 +26,6 @@ class TestStatus(str, enum.Enum):
     SKIPPED = "SKIPPED"
     ERROR = "ERROR"
     XFAIL = "XFAIL"
-
-    def __str__(self) -> str:
-        return str.__str__(self)  # the value; ``self.value`` is untyped once ``__test__`` is in the body
 
 
 StatusMap = dict[str, str]

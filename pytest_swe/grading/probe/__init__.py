@@ -39,6 +39,18 @@ def _read(name: str) -> str:
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
+RECORD_IMPORT = "from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped\n"
+
+
+def _shipped(name: str) -> str:
+    """A script as it is shipped: its import of the shared record writer replaced by that code,
+    since in the sandbox nothing of pytest-swe is importable."""
+    source = _read(name)
+    if RECORD_IMPORT not in source:
+        raise ValueError(f"{name} does not import write_record as the shipped scripts do")
+    return source.replace(RECORD_IMPORT, _read("record.py"))
+
+
 @dataclass
 class Plan:
     """What the probe does in one evaluation (written to the sandbox as ``plan.json``)."""
@@ -203,16 +215,16 @@ def channel_source(plan: Plan) -> str:
     """The channel module for the plan's runner, with its output path (and graded files) filled in."""
     out = repr(plan.channel.get("out", ""))
     if plan.channel.get("kind") == "unit":
-        return _read("unitchannel.py").replace('"@OUT@"', out)
+        return _shipped("unitchannel.py").replace('"@OUT@"', out)
     graded = repr(json.dumps(sorted(g["path"] for g in plan.graded)))
-    return _read("channel.py").replace('"@OUT@"', out).replace('"""@GRADED@"""', graded)
+    return _shipped("channel.py").replace('"@OUT@"', out).replace('"""@GRADED@"""', graded)
 
 
 def watch_source(plan: Plan) -> str:
     """The equality watch with its output, repository and the patch's files filled in."""
     patched = repr(json.dumps(plan.watch.get("patched", [])))
     return (
-        _read("equality.py")
+        _shipped("equality.py")
         .replace('"@OUT@"', repr(plan.watch.get("out", "")))
         .replace('"@REPO@"', repr(plan.repo))
         .replace('"""@PATCHED@"""', patched)

@@ -4,9 +4,9 @@
 # result class the code under test patched afterwards cannot change what the channel saw.
 #
 # Python 3.5 and newer, standard library only, no f-strings.
-import json
-import os
 import unittest
+
+from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 
 OUT = "@OUT@"
 
@@ -16,15 +16,7 @@ def _write(test, outcome):
         ident = test.id()
     except Exception:
         ident = repr(test)
-    record = {"ev": "unit", "pid": os.getpid(), "id": ident, "outcome": outcome}
-    try:
-        fd = os.open(OUT, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, (json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
-        finally:
-            os.close(fd)
-    except Exception:
-        pass
+    write_record(OUT, {"ev": "unit", "id": ident, "outcome": outcome})
 
 
 class _Recorder(object):
