@@ -47,7 +47,7 @@ from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
-from pytest_swe.grading import run_self_applying
+from pytest_swe.grading import patch_and_run
 
 GRADER_VERSION = "pytest-swe/multi-swe-bench-grader-1 (multi-swe-bench Report.check + gen_report semantics)"
 FAMILY_NAME = "multi-swe-bench"
@@ -621,8 +621,15 @@ class MultiSweBenchFamily(BaseFamily):
         eval_script = task.required_eval_script()
         sandbox.write_file(TEST_PATCH, patch_bytes(task.test_patch or ""))
         sandbox.write_file(FIX_PATCH, patch_bytes(patch) if patch.strip() else b"")
-        evaluation = run_self_applying(
-            task, patch, sandbox, ctx, eval_script, grader=self.grader_version, path=EVAL_SCRIPT_PATH
+        evaluation = patch_and_run(
+            task,
+            patch,
+            sandbox,
+            ctx,
+            eval_script,
+            grader=self.grader_version,
+            path=EVAL_SCRIPT_PATH,
+            self_applying=True,
         )
         verdict, log = evaluation.verdict, evaluation.log
         if not evaluation.ran:

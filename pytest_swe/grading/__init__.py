@@ -26,7 +26,6 @@ from .pipeline import inspect_model_patch
 from .pipeline import integrity_of
 from .pipeline import patch_and_run
 from .pipeline import required_tests
-from .pipeline import run_self_applying
 from .pipeline import settings_of
 from .pipeline import start_verdict
 from .run import classify_fault
@@ -56,7 +55,6 @@ __all__ = [
     "patch_and_run",
     "required_tests",
     "run_script",
-    "run_self_applying",
     "settings_of",
     "start_verdict",
 ]

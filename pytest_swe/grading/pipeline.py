@@ -336,14 +336,23 @@ def patch_and_run(
     path: str = "/eval.sh",
     command: str | None = None,
     probe_spec: ProbeSpec | None = None,
+    self_applying: bool = False,
 ) -> EvalRun:
     """Stages 1-3: apply the patch (neutralizing what a fix cannot need), then run ``script``.
 
     Stops early (``ran=False``) when the patch does not apply, is empty and the settings say
     not to run empty patches, or changed ``.git``.
+
+    ``self_applying``: the script applies the patch itself (Multi-SWE-bench's ``fix-run.sh`` runs
+    a strict ``git apply``, and its own apply decides the official verdict). Applying it first
+    would leave the script nothing to apply, so the patch text is inspected before the run, the
+    log checked after it, and the tree is not neutralized. The family writes the patch where its
+    script reads it before calling this.
     """
     verdict = start_verdict(patch, grader)
     run = EvalRun(verdict)
+    if self_applying:
+        return _run_self_applying(task, patch, sandbox, ctx, script, run, path)
     if not apply_model_patch(task, patch, sandbox, ctx, verdict, commands=commands):
         return run
     if not verdict.patch_exists and not ctx.settings.eval.run_empty_patch:
@@ -359,32 +368,11 @@ def patch_and_run(
     return run
 
 
-def check_script_run(task: Task, sandbox: Sandbox, ctx: EvalContext, log: str, script: str) -> None:
-    """The log checks for families that apply the patch inside their own script."""
-    integrity_of(task, ctx).add(forged_markers(log, script))
-
-
-def run_self_applying(
-    task: Task,
-    patch: str,
-    sandbox: Sandbox,
-    ctx: EvalContext,
-    script: str,
-    *,
-    grader: str,
-    path: str = "/eval.sh",
+def _run_self_applying(
+    task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext, script: str, run: EvalRun, path: str
 ) -> EvalRun:
-    """The pipeline for an eval script that applies the patch itself (Multi-SWE-bench's
-    ``fix-run.sh`` runs a strict ``git apply``): stage 1 before the run, the log checks after it.
-
-    Applying the patch first, as :func:`patch_and_run` does, would leave the script nothing to
-    apply, and its own apply decides the official verdict; so the tree is not neutralized here.
-    The family writes the patch where its script reads it before calling this.
-    """
-    verdict = start_verdict(patch, grader)
-    run = EvalRun(verdict)
-    if not verdict.patch_exists:
-        verdict.reasons.append("the patch is empty")
+    if not run.verdict.patch_exists:
+        run.verdict.reasons.append("the patch is empty")
         if not ctx.settings.eval.run_empty_patch:
             return run
     else:
@@ -392,9 +380,14 @@ def run_self_applying(
     run.raw_log, run.exit_code = run_script(task, sandbox, ctx, script, path=path)
     run.log = run.raw_log
     run.ran = True
-    if verdict.patch_exists:
+    if run.verdict.patch_exists:
         check_script_run(task, sandbox, ctx, run.raw_log, script)
     return run
+
+
+def check_script_run(task: Task, sandbox: Sandbox, ctx: EvalContext, log: str, script: str) -> None:
+    """The log checks for families that apply the patch inside their own script."""
+    integrity_of(task, ctx).add(forged_markers(log, script))
 
 
 # --- 5. decide -------------------------------------------------------------------------------
