@@ -25,7 +25,7 @@ import textwrap
 import time
 from pathlib import Path
 
-RSS_CONFTEST = '''
+RSS_CONFTEST = """
 import os, resource, json, time
 _start = time.monotonic()
 
@@ -35,7 +35,7 @@ def pytest_collection_finish(session):
     with open(os.path.join(out, f"{who}-{os.getpid()}.json"), "w") as fh:
         json.dump({"who": who, "items": session.testscollected, "seconds": time.monotonic() - _start,
                    "max_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}, fh)
-'''
+"""
 
 
 def words(rng: random.Random, n: int) -> str:
@@ -46,7 +46,12 @@ def fake_patch(rng: random.Random, files: int, lines: int) -> str:
     out = []
     for f in range(files):
         path = f"src/pkg_{rng.randint(0, 99)}/module_{f}.py"
-        out += [f"diff --git a/{path} b/{path}", f"--- a/{path}", f"+++ b/{path}", f"@@ -1,{lines} +1,{lines} @@"]
+        out += [
+            f"diff --git a/{path} b/{path}",
+            f"--- a/{path}",
+            f"+++ b/{path}",
+            f"@@ -1,{lines} +1,{lines} @@",
+        ]
         for _ in range(lines):
             sign = rng.choice(" +-")
             out.append(f"{sign}    value = compute({words(rng, 6)!r})")
@@ -91,12 +96,16 @@ LAUNCHER = (
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, str]:
     """Wall seconds, peak RSS (KB) of the command's largest process, and the last output line."""
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", LAUNCHER, *cmd], cwd=cwd, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, *cmd], cwd=cwd, env=env, capture_output=True, text=True
+    )
     wall = time.monotonic() - start
     peak = int(next(line.split()[1] for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB")))
     lines = [line for line in proc.stdout.splitlines() if line.strip()]
     if proc.returncode not in (0, 5):
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return wall, peak, lines[-1] if lines else ""
 
 
@@ -137,32 +146,49 @@ def main() -> None:
         return wall, peak, worker_figures(rss_dir)
 
     print(f"dataset: {args.rows} rows, {size_mb:.1f} MB ({size_mb * 1e3 / args.rows:.1f} KB per row)")
-    base_wall, base_rss, _ = measure("baseline: pytest collecting nothing", [*base, "--collect-only", "empty"])
-    cold_wall, cold_rss, cold = measure("collect-only, cold index cache", [*base, "--collect-only", "benchmarks/"])
-    warm_wall, warm_rss, _ = measure("collect-only, warm index cache", [*base, "--collect-only", "benchmarks/"])
+    base_wall, base_rss, _ = measure(
+        "baseline: pytest collecting nothing", [*base, "--collect-only", "empty"]
+    )
+    cold_wall, cold_rss, cold = measure(
+        "collect-only, cold index cache", [*base, "--collect-only", "benchmarks/"]
+    )
+    warm_wall, warm_rss, _ = measure(
+        "collect-only, warm index cache", [*base, "--collect-only", "benchmarks/"]
+    )
     _, _, workers = measure(
-        "-n 2 (workers collect, nothing selected)", [*base, "-n", "2", "benchmarks/", "-k", "no_such_instance_zzz"]
+        "-n 2 (workers collect, nothing selected)",
+        [*base, "-n", "2", "benchmarks/", "-k", "no_such_instance_zzz"],
     )
     naive_code = f"import json; rows=[json.loads(l) for l in open({str(data)!r})]; print(len(rows))"
-    naive_wall, naive_rss, _ = measure("plain script: json-load every row", [sys.executable, "-c", naive_code])
+    naive_wall, naive_rss, _ = measure(
+        "plain script: json-load every row", [sys.executable, "-c", naive_code]
+    )
 
     items = cold[0]["items"] if cold else 0
     print()
     print(f"items collected: {items}")
     for w in workers:
-        print(f"xdist worker {w['who']}: {w['items']} items, collection {w['seconds']:.2f} s, peak RSS {w['max_rss_kb'] / 1024:.1f} MB")
+        print(
+            f"xdist worker {w['who']}: {w['items']} items, collection {w['seconds']:.2f} s, peak RSS {w['max_rss_kb'] / 1024:.1f} MB"
+        )
     worker_rss = max((w["max_rss_kb"] for w in workers), default=0)
     print()
     print("ratios (same run, same machine):")
     print(f"  collect-only peak RSS / baseline pytest RSS        {cold_rss / base_rss:5.2f}")
-    print(f"  collect-only RSS above baseline / dataset size     {(cold_rss - base_rss) / 1024 / size_mb:5.2f}")
-    print(f"  collect-only RSS above baseline / json-load-all RSS above baseline "
-          f"{(cold_rss - base_rss) / max(naive_rss - base_rss, 1):5.2f}")
+    print(
+        f"  collect-only RSS above baseline / dataset size     {(cold_rss - base_rss) / 1024 / size_mb:5.2f}"
+    )
+    print(
+        f"  collect-only RSS above baseline / json-load-all RSS above baseline "
+        f"{(cold_rss - base_rss) / max(naive_rss - base_rss, 1):5.2f}"
+    )
     print(f"  xdist worker peak RSS / collect-only peak RSS      {worker_rss / cold_rss:5.2f}")
     print(f"  warm / cold collection wall time                   {warm_wall / cold_wall:5.2f}")
     print(f"  collect-only wall / baseline wall                  {cold_wall / base_wall:5.2f}")
-    print(f"  per item: {1e3 * (warm_wall - base_wall) / max(items, 1):.3f} ms, "
-          f"{(warm_rss - base_rss) / max(items, 1):.2f} KB above baseline")
+    print(
+        f"  per item: {1e3 * (warm_wall - base_wall) / max(items, 1):.3f} ms, "
+        f"{(warm_rss - base_rss) / max(items, 1):.2f} KB above baseline"
+    )
     print(f"  json-load-all wall / collect-only cold wall        {naive_wall / cold_wall:5.2f}")
     if not args.keep:
         import shutil

@@ -61,7 +61,9 @@ def bug_commit(bug: Path, instance_id: str, scratch: Path) -> str:
     The image applies ``branches/<instance_id>.diff`` to the clean snapshot and commits it the same
     way, so both give the same tree and so the same commit.
     """
-    return localdata.overlay_commit(REPO, [bug], instance_id, scratch, ignore=["predictions", "instance.yaml"])
+    return localdata.overlay_commit(
+        REPO, [bug], instance_id, scratch, ignore=["predictions", "instance.yaml"]
+    )
 
 
 def build(scratch: Path) -> tuple[list[dict[str, Any]], list[dict[str, str]], dict[str, str]]:

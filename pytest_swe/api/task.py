@@ -52,7 +52,9 @@ class Task(BaseModel):
         """The eval script ``normalize`` wrote; a task reaching evaluation without one is the family's
         fault, reported as an eval error on the item rather than a crash of the run."""
         if self.eval_script is None:
-            raise InfraError("eval_error", f"{self.instance_id}: the family wrote no eval script for this row")
+            raise InfraError(
+                "eval_error", f"{self.instance_id}: the family wrote no eval script for this row"
+            )
         return self.eval_script
 
 

@@ -141,7 +141,9 @@ def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[st
     return ids, offsets
 
 
-def _index_parquet(path: Path, id_fields: Sequence[str], id_of: IdOf | None) -> tuple[list[str | None], range]:
+def _index_parquet(
+    path: Path, id_fields: Sequence[str], id_of: IdOf | None
+) -> tuple[list[str | None], range]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -172,7 +174,10 @@ def _json_to_jsonl(path: Path, dest: Path) -> None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DatasetUnavailable(f"{path}: cannot read JSON dataset: {exc}") from None
     if isinstance(data, dict):
-        rows = [dict(v, instance_id=v.get("instance_id", k)) if isinstance(v, dict) else v for k, v in data.items()]
+        rows = [
+            dict(v, instance_id=v.get("instance_id", k)) if isinstance(v, dict) else v
+            for k, v in data.items()
+        ]
     elif isinstance(data, list):
         rows = data
     else:
@@ -185,7 +190,11 @@ def _json_to_jsonl(path: Path, dest: Path) -> None:
 
 
 def open_local(
-    path: Path, *, id_fields: Sequence[str] = ("instance_id",), id_of: IdOf | None = None, cache: Path | None = None
+    path: Path,
+    *,
+    id_fields: Sequence[str] = ("instance_id",),
+    id_of: IdOf | None = None,
+    cache: Path | None = None,
 ) -> DatasetIndex:
     """Index a local .jsonl/.json/.parquet file (cached by path, size and mtime)."""
     path = Path(path)
@@ -218,7 +227,9 @@ def open_local(
             elif kind == "parquet":
                 ids, locators = _index_parquet(data_path, id_fields, id_of)
             else:
-                raise DatasetUnavailable(f"{path}: unsupported dataset format (use .jsonl, .json or .parquet)")
+                raise DatasetUnavailable(
+                    f"{path}: unsupported dataset format (use .jsonl, .json or .parquet)"
+                )
         except OSError as exc:
             raise DatasetUnavailable(f"cannot read dataset {path}: {exc}") from None
         payload = {"ids": ids, "locators": list(locators) if kind == "jsonl" else []}
@@ -247,7 +258,10 @@ def _hub_reachable(timeout: float = 3.0) -> str | None:
 
 
 def _offline() -> bool:
-    return any(os.environ.get(v, "").lower() in {"1", "true", "yes"} for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+    return any(
+        os.environ.get(v, "").lower() in {"1", "true", "yes"}
+        for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+    )
 
 
 def hf_cache_file(source: str, split: str, name: str | None, revision: str | None) -> Path:
@@ -276,7 +290,9 @@ def fetch_hf(source: str, split: str, *, name: str | None = None, revision: str 
                 raise DatasetUnavailable(f"Hugging Face dataset {source!r} is not cached here and {reason}")
         try:
             ds = datasets.load_dataset(source, name, split=split, revision=revision)
-        except Exception as exc:  # datasets and its hub client raise many unrelated types (offline, auth, missing split)
+        except (
+            Exception
+        ) as exc:  # datasets and its hub client raise many unrelated types (offline, auth, missing split)
             raise DatasetUnavailable(
                 f"cannot load Hugging Face dataset {source!r} (split {split!r}): {type(exc).__name__}: {exc}"
             ) from None

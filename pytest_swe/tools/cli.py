@@ -216,10 +216,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("reap", help="remove orphaned pytest-swe sandboxes (owner gone or past their ttl)")
-    p.add_argument("--run", help="remove the sandboxes of this run id instead (not the kept ones: see --kept, --all)")
-    p.add_argument("--kept", action="store_true", help="remove the sandboxes kept with --swe-keep (with --run: that run's)")
     p.add_argument(
-        "--all", action="store_true", help="remove every pytest-swe sandbox, kept ones too (with --run: of that run)"
+        "--run", help="remove the sandboxes of this run id instead (not the kept ones: see --kept, --all)"
+    )
+    p.add_argument(
+        "--kept",
+        action="store_true",
+        help="remove the sandboxes kept with --swe-keep (with --run: that run's)",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="remove every pytest-swe sandbox, kept ones too (with --run: of that run)",
     )
     p.add_argument("--provider", default="docker", help="sandbox provider (default: docker)")
     p.add_argument("--host", help="the provider's host (Docker: default DOCKER_HOST or the local socket)")

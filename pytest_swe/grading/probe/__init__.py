@@ -39,7 +39,9 @@ def _read(name: str) -> str:
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-RECORD_IMPORT = "from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped\n"
+RECORD_IMPORT = (
+    "from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped\n"
+)
 
 
 def _shipped(name: str) -> str:
