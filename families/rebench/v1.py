@@ -29,6 +29,7 @@ from pytest_swe.families.swebench import evaluate_log
 from pytest_swe.families.swebench import modified_paths
 from pytest_swe.families.swebench import official_image_name
 from pytest_swe.families.swebench import record_exit_code
+from pytest_swe.families.swebench import required_tests
 from pytest_swe.families.swebench import settle
 from pytest_swe.families.swebench import tests_report
 from pytest_swe.grading import patch_and_run
@@ -36,7 +37,6 @@ from pytest_swe.grading import patch_and_run
 from .rows import FAIL_TO_PASS
 from .rows import PASS_TO_PASS
 from .rows import parse_context
-from .rows import required_tests
 
 V1_GRADER = "pytest-swe/swe-rebench-grader-1 (SWE-rebench SWE-bench-fork semantics)"
 LANG_PREFIX = "LANG=C.UTF-8 LC_ALL=C.UTF-8 "

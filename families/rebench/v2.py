@@ -28,13 +28,13 @@ from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.swebench import EMPTY_F2P_REASON
+from pytest_swe.families.swebench import required_tests
 from pytest_swe.grading import DIFF_DIR
 from pytest_swe.grading import patch_and_run
 
 from .rows import FAIL_TO_PASS
 from .rows import PASS_TO_PASS
 from .rows import parse_context
-from .rows import required_tests
 
 V2_GRADER = "pytest-swe/swe-rebench-v2-grader-1 (F2P and P2P subset of PASSED, timing-normalised names)"
 V2_ENV = {"_JAVA_OPTIONS": "-Djava.net.preferIPv6Addresses=false"}

@@ -61,13 +61,29 @@ __all__ = [
     "modified_paths",
     "official_image_name",
     "record_exit_code",
+    "required_tests",
     "settle",
     "tests_report",
 ]
 """What the SWE-bench lineage shares. SWE-rebench V1 and SWE-smith grade as SWE-bench does:
 they build on these names only (the exit-code record, the log checks, the F2P/P2P report and
-its decision, the official image names, the paths a test patch touches), never on the
+its decision, the official image names, the paths a test patch touches, the reading of the
+test-list columns), never on the
 modules behind them, so the SWE-bench internals can move without breaking them."""
+
+
+def required_tests(row: Mapping[str, Any], upper: str, row_id: str) -> list[str]:
+    """A test list from its UPPERCASE or lowercase column, whichever is non-empty (SWE-rebench and
+    SWE-smith rows carry either spelling).
+
+    Reading only one spelling and finding it empty would make every patch pass a subset rule
+    (the reward-inflation trap), so an empty list never hides a filled one. When both are filled
+    the UPPERCASE column, the published one, wins.
+    """
+    upper_tests = test_list(row.get(upper), upper, row_id=row_id)
+    lower = upper.lower()
+    lower_tests = test_list(row.get(lower), lower, row_id=row_id)
+    return upper_tests or lower_tests
 
 
 def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
