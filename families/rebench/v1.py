@@ -29,8 +29,7 @@ from pytest_swe.families.swebench import evaluate_log
 from pytest_swe.families.swebench import modified_paths
 from pytest_swe.families.swebench import official_image_name
 from pytest_swe.families.swebench import record_exit_code
-from pytest_swe.families.swebench import settle
-from pytest_swe.families.swebench import tests_report
+from pytest_swe.families.swebench import settle_log
 from pytest_swe.grading import patch_and_run
 
 from .rows import parse_context
@@ -230,13 +229,7 @@ def grade_v1_log(task: Task, log: str, verdict: Verdict) -> Verdict:
         log_eval = evaluate_log(log, lambda text: parser(text, context))
     except LogParseError as exc:
         log_eval = LogEval({}, False, f"the {task.log_parser} parser cannot read the log: {exc}")
-    verdict.test_exit_code = log_eval.exit_code
-    verdict.log_valid = log_eval.valid
-    verdict.test_results = log_eval.status_map
-    if not log_eval.valid:
-        verdict.reasons.append(f"invalid test log: {log_eval.reason}")
-    report = tests_report(log_eval.status_map, task.fail_to_pass, task.pass_to_pass)
-    return settle(verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass)
+    return settle_log(verdict, log_eval, task)
 
 
 V1_FAMILY = RebenchFamily()
