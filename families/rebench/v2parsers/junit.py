@@ -59,7 +59,9 @@ def _parse_xml(text: str) -> ElementTree.Element | None:
         return None
 
 
-def _read_report(text: str, key: TestcaseKey, outcome_order: tuple[str, ...], results: dict[str, str]) -> None:
+def _read_report(
+    text: str, key: TestcaseKey, outcome_order: tuple[str, ...], results: dict[str, str]
+) -> None:
     """Record every ``<testcase>`` of one printed report; a report that does not parse gives nothing."""
     root = _parse_xml(text)
     if root is not None:
