@@ -38,8 +38,8 @@ from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading import patch_and_run
 
-from .swebench_ext import absolute_workdir
 from .swebench_ext import image_from_template
+from .swebench_ext import repository_fields
 from .swebench_ext import row_fields
 
 GRADER_VERSION = "pytest-swe/nv-internal-grader-1 (SWE-bench Pro output.json subset rule)"
@@ -274,12 +274,7 @@ class NvInternalFamily(BaseFamily):
             family=self.name,
             instance_id=instance_id,
             image=self._image(fields, settings, rid),
-            workdir=absolute_workdir(workdir, "repo_workdir", rid),
-            repo=optional_str(fields, "repo", row_id=rid),
-            base_commit=optional_str(fields, "base_commit", row_id=rid),
-            problem_statement=optional_str(fields, "problem_statement", row_id=rid) or "",
-            gold_patch=optional_str(fields, "patch", "gold_patch", row_id=rid) or "",
-            test_patch=optional_str(fields, "test_patch", row_id=rid),
+            **repository_fields(fields, workdir, rid),
             fail_to_pass=fail_to_pass,
             pass_to_pass=pass_to_pass,
             log_parser=f"{FAMILY_NAME}:parsing_script.py",

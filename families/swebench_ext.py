@@ -23,6 +23,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from typing import TypedDict
 
 import pytest
 
@@ -42,7 +43,7 @@ from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading import patch_and_run
 
-__all__ = ["FAMILY", "absolute_workdir", "image_from_template", "row_fields"]
+__all__ = ["FAMILY", "image_from_template", "repository_fields", "row_fields"]
 """What the NeMo Gym lineage shares. nv-internal reads its rows as this family does (flat, or
 with an ``instance_dict``; images from ``images.template``; absolute workdirs) and imports only
 these names from here."""
@@ -117,6 +118,30 @@ def absolute_workdir(value: str, field: str, row_id: str) -> str:
     if not value.startswith("/"):
         raise RowError(field, f"must be an absolute path, got {value!r}", row=row_id)
     return value.rstrip("/") or "/"
+
+
+class RepositoryFields(TypedDict):
+    """The task fields a NeMo Gym row gives as they are: where the repository is and what it holds."""
+
+    workdir: str
+    repo: str | None
+    base_commit: str | None
+    problem_statement: str
+    gold_patch: str
+    test_patch: str | None
+
+
+def repository_fields(fields: Mapping[str, Any], workdir: str, row_id: str) -> RepositoryFields:
+    """The repository's fields of a row, ``workdir`` (the row's ``repo_workdir`` or the family's
+    default) checked to be absolute; the gold patch is ``patch`` or ``gold_patch``."""
+    return RepositoryFields(
+        workdir=absolute_workdir(workdir, "repo_workdir", row_id),
+        repo=optional_str(fields, "repo", row_id=row_id),
+        base_commit=optional_str(fields, "base_commit", row_id=row_id),
+        problem_statement=optional_str(fields, "problem_statement", row_id=row_id) or "",
+        gold_patch=optional_str(fields, "patch", "gold_patch", row_id=row_id) or "",
+        test_patch=optional_str(fields, "test_patch", row_id=row_id),
+    )
 
 
 # --- frameworks ------------------------------------------------------------------------------------
@@ -581,12 +606,7 @@ class SweBenchExtFamily(BaseFamily):
             family=self.name,
             instance_id=instance_id,
             image=image,
-            workdir=absolute_workdir(workdir, "repo_workdir", rid),
-            repo=optional_str(fields, "repo", row_id=rid),
-            base_commit=optional_str(fields, "base_commit", row_id=rid),
-            problem_statement=optional_str(fields, "problem_statement", row_id=rid) or "",
-            gold_patch=optional_str(fields, "patch", "gold_patch", row_id=rid) or "",
-            test_patch=optional_str(fields, "test_patch", row_id=rid),
+            **repository_fields(fields, workdir, rid),
             fail_to_pass=tests_field(fields, "fail_to_pass", "FAIL_TO_PASS", row_id=rid),
             pass_to_pass=tests_field(fields, "pass_to_pass", "PASS_TO_PASS", row_id=rid),
             test_cmds=[require_str(fields, "test_command", row_id=rid)],

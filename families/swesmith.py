@@ -36,7 +36,6 @@ from pytest_swe.api.task import Task
 from pytest_swe.api.task import created_at_str
 from pytest_swe.api.task import optional_str
 from pytest_swe.api.task import require_str
-from pytest_swe.api.task import test_list
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
@@ -370,14 +369,6 @@ def image_for(row: Mapping[str, Any], instance_id: str, settings: BenchmarkSetti
     return f"{namespace}/{pushed}:{tag}" if namespace else f"{name}:{tag}"
 
 
-def required_tests(row: Mapping[str, Any], upper: str, row_id: str) -> list[str]:
-    """A test list from its UPPERCASE or lowercase column, whichever is non-empty (never an empty
-    stand-in for a filled list)."""
-    return test_list(row.get(upper), upper, row_id=row_id) or test_list(
-        row.get(upper.lower()), upper.lower(), row_id=row_id
-    )
-
-
 def prepare_script(
     workdir: str, commit: str | None, *, scrub_history: bool, bug_patch_path: str = BUG_PATCH_PATH
 ) -> str:
@@ -435,8 +426,8 @@ class SweSmithFamily(BaseFamily):
         if "/" not in repo:
             raise RowError("instance_id", "must be of the form <owner>__<repo>.<commit>.<bug>", row=rid)
         profile = profile_for(repo)
-        fail_to_pass = required_tests(row, FAIL_TO_PASS, rid)
-        pass_to_pass = required_tests(row, PASS_TO_PASS, rid)
+        fail_to_pass = swebench.required_tests(row, FAIL_TO_PASS, rid)
+        pass_to_pass = swebench.required_tests(row, PASS_TO_PASS, rid)
         command, test_files = test_command(profile, fail_to_pass)
         return Task(
             family=self.name,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pytest_swe.api.errors import SweError
@@ -65,6 +66,24 @@ def strip_ansi(text: str) -> str:
 def log_lines(log: str) -> list[str]:
     """Split on ``\\n`` only: a ``\\r`` stays in the line, as the official grader sees it."""
     return log.split("\n")
+
+
+def result_lines(
+    log: str, pattern: re.Pattern[str], outcomes: Mapping[str, str], *, whole_line: bool = True
+) -> dict[str, str]:
+    """The statuses of a runner that prints one result per line.
+
+    ``pattern`` is matched against each stripped line, whole or (``whole_line=False``) from its
+    start, and names the ``test`` and its ``outcome`` word; ``outcomes`` maps that word to a
+    status, and a word it lacks is not a result. A test reported twice keeps its last status.
+    """
+    statuses: dict[str, str] = {}
+    for line in log_lines(log):
+        stripped = line.strip()
+        match = pattern.fullmatch(stripped) if whole_line else pattern.match(stripped)
+        if match and (status := outcomes.get(match.group("outcome"))) is not None:
+            statuses[match.group("test")] = status
+    return statuses
 
 
 def indentation(line: str) -> int:

@@ -13,6 +13,7 @@ from .base import LogParseError
 from .base import ParseContext
 from .base import Parser
 from .base import log_lines
+from .base import result_lines
 
 # redis ./runtest: ``[ok]: name (12 ms)``, ``[err]: name in tests/unit/x.tcl``, ``[skip]:``, ``[ignore]:``.
 _REDIS_RESULT = re.compile(r"\[(?P<outcome>ok|err|skip|ignore)\]:\s(?P<test>.+?)(?:\s\(\d+\s*m?s\))?")
@@ -40,12 +41,7 @@ _AUTOMAKE_RESULT = re.compile(r"\s*(?P<outcome>PASS|FAIL):\s(?P<test>.+)")
 
 def parse_jq(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read ``make check`` result lines (the summary's ``# PASS:  3`` counts are not tests)."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _AUTOMAKE_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = PASSED if match.group("outcome") == "PASS" else FAILED
-    return statuses
+    return result_lines(log, _AUTOMAKE_RESULT, {"PASS": PASSED, "FAIL": FAILED})
 
 
 def _doctest_report(log: str) -> str | None:
@@ -89,12 +85,7 @@ _MICROPYTHON_OUTCOMES = {"pass": PASSED, "FAIL": FAILED, "skip": SKIPPED}
 
 def parse_micropython_test(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read run-tests.py's per-file result lines."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _MICROPYTHON_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = _MICROPYTHON_OUTCOMES[match.group("outcome")]
-    return statuses
+    return result_lines(log, _MICROPYTHON_RESULT, _MICROPYTHON_OUTCOMES)
 
 
 # googletest: ``[       OK ] Suite.Name (0 ms)`` / ``[  FAILED  ] Suite.Name, where ... (1 ms)``, possibly
@@ -105,12 +96,7 @@ _GTEST_RESULT = re.compile(r".*\[\s*(?P<outcome>OK|FAILED)\s*\]\s(?P<test>.*)\s\
 
 def parse_googletest(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read googletest's per-test result lines."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _GTEST_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = PASSED if match.group("outcome") == "OK" else FAILED
-    return statuses
+    return result_lines(log, _GTEST_RESULT, {"OK": PASSED, "FAILED": FAILED})
 
 
 PARSERS: dict[str, Parser] = {

@@ -9,10 +9,10 @@ from .base import PASSED
 from .base import SKIPPED
 from .base import ParseContext
 from .base import Parser
-from .base import log_lines
+from .base import result_lines
 
 # ``--- PASS: TestName/sub_test (0.00s)``; subtests are indented, the name runs to the last " (".
-_RESULT_LINE = re.compile(r"--- (?P<status>PASS|FAIL|SKIP): (?P<test>.+) \(.+\)")
+_RESULT_LINE = re.compile(r"--- (?P<outcome>PASS|FAIL|SKIP): (?P<test>.+) \(.+\)")
 _STATUSES = {"PASS": PASSED, "FAIL": FAILED, "SKIP": SKIPPED}
 
 
@@ -21,12 +21,7 @@ def parse_gotest(log: str, ctx: ParseContext) -> dict[str, str]:
 
     Package-level ``FAIL``/``ok`` lines and build failures name no test and are not read.
     """
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _RESULT_LINE.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = _STATUSES[match.group("status")]
-    return statuses
+    return result_lines(log, _RESULT_LINE, _STATUSES)
 
 
 PARSERS: dict[str, Parser] = {"parse_log_gotest": parse_gotest}

@@ -15,6 +15,7 @@ from .base import PASSED
 from .base import ParseContext
 from .base import Parser
 from .base import log_lines
+from .base import result_lines
 
 # The traced Maven command; the last ``-Dtest=`` on the line names the test (a one-word selector).
 _MAVEN_TEST_SELECTOR = re.compile(r".*-Dtest=(?P<test>\S+).*")
@@ -66,17 +67,12 @@ def parse_maven_v4(log: str, ctx: ParseContext) -> dict[str, str]:
 
 
 # Lombok's test formatter under Ant's <junit> task: ``[junit] [PASS|FAIL|ERR] test(Class)``.
-_ANT_RESULT = re.compile(r"\s*\[junit\]\s+\[(?P<result>PASS|FAIL|ERR)\]\s+(?P<test>.*)")
+_ANT_RESULT = re.compile(r"\s*\[junit\]\s+\[(?P<outcome>PASS|FAIL|ERR)\]\s+(?P<test>.*)")
 
 
 def parse_ant(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read the formatter's result lines; an error counts as a failure."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _ANT_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = PASSED if match.group("result") == "PASS" else FAILED
-    return statuses
+    return result_lines(log, _ANT_RESULT, {"PASS": PASSED, "FAIL": FAILED, "ERR": FAILED})
 
 
 # Gradle's test logging with PASSED/FAILED events on: ``org.example.FooTest > bar() PASSED``.

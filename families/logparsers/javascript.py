@@ -16,6 +16,7 @@ from .base import ParseContext
 from .base import Parser
 from .base import log_lines
 from .base import pr_number
+from .base import result_lines
 
 # ``jest --verbose``: ``✓ adds numbers (3 ms)``; ``✕`` failed, ``○ skipped ...`` skipped. The
 # name is the shortest text that leaves at most one trailing duration.
@@ -44,36 +45,26 @@ def parse_jest_v4(log: str, ctx: ParseContext) -> dict[str, str]:
 
 
 # ``jest --json | jq`` lines: ``[PASSED] Outer > inner > title``; pending and todo are not read.
-_JEST_JSON_RESULT = re.compile(r"\[(?P<status>PASSED|FAILED)\]\s(?P<test>.+)")
+_JEST_JSON_RESULT = re.compile(r"\[(?P<outcome>PASSED|FAILED)\]\s(?P<test>.+)")
 
 
 def parse_jest_json(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read the jq-flattened Jest JSON report, whose ids keep the describe path."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _JEST_JSON_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = match.group("status")
-    return statuses
+    return result_lines(log, _JEST_JSON_RESULT, {"PASSED": PASSED, "FAILED": FAILED})
 
 
 # ``vitest --reporter=verbose``: ``✓ file > suite > test 2ms``, a multiplication sign for a failure,
 # ``↓ ... [skipped]``. A trailing number is taken for a duration even without its unit, as officially.
 _VITEST_FAIL_MARK = "\u00d7"
 _VITEST_RESULT = re.compile(
-    rf"(?P<mark>[✓{_VITEST_FAIL_MARK}↓])\s(?P<test>.+?)(?:\s(?:\d+\s*m?s?|\[skipped\]))?"
+    rf"(?P<outcome>[✓{_VITEST_FAIL_MARK}↓])\s(?P<test>.+?)(?:\s(?:\d+\s*m?s?|\[skipped\]))?"
 )
 _VITEST_MARKS = {"✓": PASSED, _VITEST_FAIL_MARK: FAILED, "↓": SKIPPED}
 
 
 def parse_vitest(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read Vitest's verbose reporter lines."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _VITEST_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = _VITEST_MARKS[match.group("mark")]
-    return statuses
+    return result_lines(log, _VITEST_RESULT, _VITEST_MARKS)
 
 
 # karma-mocha-reporter: suites are indented titles, tests ``✔ title`` / ``✖ title``.
@@ -124,12 +115,7 @@ _TAP_RESULT = re.compile(r"(?P<outcome>ok|not ok) \d+ (?P<test>.+)")
 
 def parse_tap(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read TAP result lines (mocha ``-R tap``, QUnit's CLI), nested subtests included."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _TAP_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = PASSED if match.group("outcome") == "ok" else FAILED
-    return statuses
+    return result_lines(log, _TAP_RESULT, {"ok": PASSED, "not ok": FAILED})
 
 
 def _immutable_js(jest_verbose: Parser) -> Parser:

@@ -10,8 +10,8 @@ from .base import SKIPPED
 from .base import LogParseError
 from .base import ParseContext
 from .base import Parser
-from .base import log_lines
 from .base import pr_number
+from .base import result_lines
 
 # minitest -v: ``TestSite#test_: static files. should be sorted. = 0.01 s = .``. The id runs to
 # the last ". " and the outcome is the last ``.``, ``F`` or ``E`` after an ``=``: a skip
@@ -22,27 +22,17 @@ _MINITEST_OUTCOMES = {".": PASSED, "F": FAILED, "E": FAILED}
 
 def parse_minitest(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read ``minitest -v`` lines of tests whose names end in a sentence (``... .``)."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _MINITEST_RESULT.fullmatch(line.strip())
-        if match:
-            statuses[match.group("test")] = _MINITEST_OUTCOMES[match.group("outcome")]
-    return statuses
+    return result_lines(log, _MINITEST_RESULT, _MINITEST_OUTCOMES)
 
 
 # cucumber with a per-scenario progress formatter: ``Scenario name ....F`` (read from the start
 # of the line: the name runs to the last `` .``, the outcome is the character after the dots).
-_CUCUMBER_RESULT = re.compile(r"(?P<scenario>.*) \.+(?P<outcome>[.F])")
+_CUCUMBER_RESULT = re.compile(r"(?P<test>.*) \.+(?P<outcome>[.F])")
 
 
 def parse_cucumber(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read scenario progress lines; a scenario whose dots run into ``F`` failed."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _CUCUMBER_RESULT.match(line.strip())
-        if match:
-            statuses[match.group("scenario")] = PASSED if match.group("outcome") == "." else FAILED
-    return statuses
+    return result_lines(log, _CUCUMBER_RESULT, {".": PASSED, "F": FAILED}, whole_line=False)
 
 
 # test-unit -v: ``  test_foo:\t\t\t.: (0.000123)``; ``test: `` prefixes block-style names.
@@ -52,12 +42,7 @@ _TEST_UNIT_OUTCOMES = {".": PASSED, "E": FAILED, "F": FAILED, "O": SKIPPED}
 
 def parse_ruby_unit(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read test-unit's verbose result lines; omissions (``O``) count as skipped, pendings are not read."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _TEST_UNIT_RESULT.match(line.strip())
-        if match:
-            statuses[match.group("test")] = _TEST_UNIT_OUTCOMES[match.group("outcome")]
-    return statuses
+    return result_lines(log, _TEST_UNIT_RESULT, _TEST_UNIT_OUTCOMES, whole_line=False)
 
 
 # ``rspec --format json | jq`` prints ``<description>[ - <id>] - passed|failed`` per example.
@@ -66,12 +51,7 @@ _RSPEC_RESULT = re.compile(r"(?P<test>.+) - (?P<outcome>passed|failed)")
 
 def parse_rspec_transformed_json(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read the jq-flattened RSpec report; pending examples are not read."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _RSPEC_RESULT.match(line.strip())
-        if match:
-            statuses[match.group("test")] = PASSED if match.group("outcome") == "passed" else FAILED
-    return statuses
+    return result_lines(log, _RSPEC_RESULT, {"passed": PASSED, "failed": FAILED}, whole_line=False)
 
 
 _JEKYLL_MINITEST_PRS = frozenset({"9141", "8047", "8167"})

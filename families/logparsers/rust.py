@@ -8,7 +8,7 @@ from .base import FAILED
 from .base import PASSED
 from .base import ParseContext
 from .base import Parser
-from .base import log_lines
+from .base import result_lines
 
 # ``test path::to::name ... ok``. The id is one word, so doc tests (``src/lib.rs - f (line 3)``)
 # are not read; ``ignored`` and other outcomes are matched but recorded as nothing.
@@ -18,12 +18,7 @@ _OUTCOMES = {"ok": PASSED, "FAILED": FAILED}
 
 def parse_cargo(log: str, ctx: ParseContext) -> dict[str, str]:
     """Read libtest's ``test name ... ok|FAILED`` lines; ignored tests are left out, as officially."""
-    statuses: dict[str, str] = {}
-    for line in log_lines(log):
-        match = _RESULT_LINE.fullmatch(line.strip())
-        if match and match.group("outcome") in _OUTCOMES:
-            statuses[match.group("test")] = _OUTCOMES[match.group("outcome")]
-    return statuses
+    return result_lines(log, _RESULT_LINE, _OUTCOMES)
 
 
 PARSERS: dict[str, Parser] = {"parse_log_cargo": parse_cargo}

@@ -1,29 +1,37 @@
-"""What V1 and V2 rows share: the test-list columns and the context the log parsers get."""
+"""What V1 and V2 rows share: the problem and test-list columns and the context the log parsers get."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from typing import TypedDict
 
 from pytest_swe.api.task import Task
-from pytest_swe.api.task import test_list
+from pytest_swe.api.task import optional_str
 from pytest_swe.families.logparsers import ParseContext
+from pytest_swe.families.swebench import required_tests
 
 FAIL_TO_PASS = "FAIL_TO_PASS"
 PASS_TO_PASS = "PASS_TO_PASS"
 
 
-def required_tests(row: Mapping[str, Any], upper: str, row_id: str) -> list[str]:
-    """A test list from its UPPERCASE or lowercase column, whichever is non-empty.
+class ProblemFields(TypedDict):
+    """The task fields V1 and V2 rows give alike: the issue, its fix and the tests that judge it."""
 
-    Reading only one spelling and finding it empty would make every patch pass a subset rule
-    (the reward-inflation trap), so an empty list never hides a filled one. When both are filled
-    the UPPERCASE column, the published one, wins.
-    """
-    upper_tests = test_list(row.get(upper), upper, row_id=row_id)
-    lower = upper.lower()
-    lower_tests = test_list(row.get(lower), lower, row_id=row_id)
-    return upper_tests or lower_tests
+    problem_statement: str
+    gold_patch: str
+    fail_to_pass: list[str]
+    pass_to_pass: list[str]
+
+
+def problem_fields(row: Mapping[str, Any], row_id: str) -> ProblemFields:
+    """The problem statement, the gold ``patch`` and both test lists (either spelling) of a row."""
+    return ProblemFields(
+        problem_statement=optional_str(row, "problem_statement", row_id=row_id) or "",
+        gold_patch=optional_str(row, "patch", row_id=row_id) or "",
+        fail_to_pass=required_tests(row, FAIL_TO_PASS, row_id),
+        pass_to_pass=required_tests(row, PASS_TO_PASS, row_id),
+    )
 
 
 def parse_context(task: Task) -> ParseContext:

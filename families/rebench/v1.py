@@ -29,14 +29,11 @@ from pytest_swe.families.swebench import evaluate_log
 from pytest_swe.families.swebench import modified_paths
 from pytest_swe.families.swebench import official_image_name
 from pytest_swe.families.swebench import record_exit_code
-from pytest_swe.families.swebench import settle
-from pytest_swe.families.swebench import tests_report
+from pytest_swe.families.swebench import settle_log
 from pytest_swe.grading import patch_and_run
 
-from .rows import FAIL_TO_PASS
-from .rows import PASS_TO_PASS
 from .rows import parse_context
-from .rows import required_tests
+from .rows import problem_fields
 
 V1_GRADER = "pytest-swe/swe-rebench-grader-1 (SWE-rebench SWE-bench-fork semantics)"
 LANG_PREFIX = "LANG=C.UTF-8 LC_ALL=C.UTF-8 "
@@ -195,11 +192,8 @@ class RebenchFamily(BaseFamily):
             repo=repo,
             base_commit=base_commit,
             version=optional_str(row, "version", row_id=rid),
-            problem_statement=optional_str(row, "problem_statement", row_id=rid) or "",
-            gold_patch=optional_str(row, "patch", row_id=rid) or "",
             test_patch=test_patch,
-            fail_to_pass=required_tests(row, FAIL_TO_PASS, rid),
-            pass_to_pass=required_tests(row, PASS_TO_PASS, rid),
+            **problem_fields(row, rid),
             install_cmds=list(specs.install),
             test_cmds=[specs.test_cmd],
             eval_script=v1_eval_script(
@@ -235,13 +229,7 @@ def grade_v1_log(task: Task, log: str, verdict: Verdict) -> Verdict:
         log_eval = evaluate_log(log, lambda text: parser(text, context))
     except LogParseError as exc:
         log_eval = LogEval({}, False, f"the {task.log_parser} parser cannot read the log: {exc}")
-    verdict.test_exit_code = log_eval.exit_code
-    verdict.log_valid = log_eval.valid
-    verdict.test_results = log_eval.status_map
-    if not log_eval.valid:
-        verdict.reasons.append(f"invalid test log: {log_eval.reason}")
-    report = tests_report(log_eval.status_map, task.fail_to_pass, task.pass_to_pass)
-    return settle(verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass)
+    return settle_log(verdict, log_eval, task)
 
 
 V1_FAMILY = RebenchFamily()

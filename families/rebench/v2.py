@@ -34,7 +34,7 @@ from pytest_swe.grading import patch_and_run
 from .rows import FAIL_TO_PASS
 from .rows import PASS_TO_PASS
 from .rows import parse_context
-from .rows import required_tests
+from .rows import problem_fields
 
 V2_GRADER = "pytest-swe/swe-rebench-v2-grader-1 (F2P and P2P subset of PASSED, timing-normalised names)"
 V2_ENV = {"_JAVA_OPTIONS": "-Djava.net.preferIPv6Addresses=false"}
@@ -248,11 +248,8 @@ class RebenchV2Family(BaseFamily):
             workdir=f"/{name}",
             repo=repo,
             base_commit=optional_str(row, "base_commit", row_id=rid),
-            problem_statement=optional_str(row, "problem_statement", row_id=rid) or "",
-            gold_patch=optional_str(row, "patch", row_id=rid) or "",
             test_patch=test_patch,
-            fail_to_pass=required_tests(row, FAIL_TO_PASS, rid),
-            pass_to_pass=required_tests(row, PASS_TO_PASS, rid),
+            **problem_fields(row, rid),
             install_cmds=str_list(config.get("install"), "install_config.install", row_id=rid),
             test_cmds=test_cmds,
             eval_script=v2_eval_script(test_cmds),

@@ -47,6 +47,7 @@ from .grading import LogEval
 from .grading import evaluate_log
 from .grading import record_exit_code
 from .grading import settle
+from .grading import settle_log
 from .grading import tests_report
 from .images import official_image_name
 
@@ -61,13 +62,30 @@ __all__ = [
     "modified_paths",
     "official_image_name",
     "record_exit_code",
+    "required_tests",
     "settle",
+    "settle_log",
     "tests_report",
 ]
 """What the SWE-bench lineage shares. SWE-rebench V1 and SWE-smith grade as SWE-bench does:
 they build on these names only (the exit-code record, the log checks, the F2P/P2P report and
-its decision, the official image names, the paths a test patch touches), never on the
-modules behind them, so the SWE-bench internals can move without breaking them."""
+its decision, both applied to a parsed log, the official image names, the paths a test patch
+touches, the reading of the test-list columns), never on the modules behind them, so the
+SWE-bench internals can move without breaking them."""
+
+
+def required_tests(row: Mapping[str, Any], upper: str, row_id: str) -> list[str]:
+    """A test list from its UPPERCASE or lowercase column, whichever is non-empty (SWE-rebench and
+    SWE-smith rows carry either spelling).
+
+    Reading only one spelling and finding it empty would make every patch pass a subset rule
+    (the reward-inflation trap), so an empty list never hides a filled one. When both are filled
+    the UPPERCASE column, the published one, wins.
+    """
+    upper_tests = test_list(row.get(upper), upper, row_id=row_id)
+    lower = upper.lower()
+    lower_tests = test_list(row.get(lower), lower, row_id=row_id)
+    return upper_tests or lower_tests
 
 
 def _image_for(instance_id: str, settings: BenchmarkSettings) -> str:
@@ -211,23 +229,11 @@ class SweBenchFamily(BaseFamily):
         )
         spec = probe_spec(parser_name, lambda text: parser(text, parse_ctx))
         run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec)
-        verdict = run.verdict
         if not run.ran:
-            return verdict
+            return run.verdict
         log_eval = grading.evaluate_log(run.log, lambda text: parser(text, parse_ctx))
-        verdict.test_exit_code = log_eval.exit_code
-        verdict.log_valid = log_eval.valid
-        verdict.test_results = log_eval.status_map
-        if not log_eval.valid:
-            verdict.reasons.append(f"invalid test log: {log_eval.reason}")
-        report = grading.tests_report(
-            log_eval.status_map,
-            task.fail_to_pass,
-            task.pass_to_pass,
-            task.raw.get("eval_type", grading.PASS_AND_FAIL),
-        )
-        return grading.settle(
-            verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass
+        return grading.settle_log(
+            run.verdict, log_eval, task, task.raw.get("eval_type", grading.PASS_AND_FAIL)
         )
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -219,6 +220,36 @@ def _script(header: str, commands: list[str]) -> str:
     return "\n".join(["#!/bin/bash", header, *commands]) + "\n"
 
 
+def _test_run(reset: str, setup: Iterable[str], tests: Iterable[str], markers: bool) -> list[str]:
+    """What every layout ends with: reset the test files, ``setup`` (the test patch applied and what
+    goes with it), the tests between the output markers, and the test files reset again."""
+    start, end = _markers(markers)
+    return [reset, *setup, *start, *tests, *end, reset]
+
+
+def _conda_script(
+    header: str, diff: str, spec: RepoSpec, reset: str, setup: Iterable[str], test_command: str, markers: bool
+) -> str:
+    """The Python layout (SWE-bench's and the SWE-Gym fork's): the conda env, the repository's
+    state printed for the log, the install steps, then the test run."""
+    return _script(
+        header,
+        [
+            *_CONDA_ACTIVATE,
+            f"cd {REPO_DIR}",
+            *spec.eval_commands,
+            f"git config --global --add safe.directory {REPO_DIR}",
+            f"cd {REPO_DIR}",
+            "git status",
+            "git show",
+            diff,
+            *_CONDA_ACTIVATE,
+            *spec.install,
+            *_test_run(reset, setup, [test_command], markers),
+        ],
+    )
+
+
 def make_eval_script(
     *,
     instance_id: str,
@@ -274,28 +305,14 @@ def _python_script(
     if len(spec.test_commands) != 1:
         raise ValueError(f"{repo}: a Python spec needs exactly one test command, got {spec.test_commands}")
     test_command = " ".join([spec.test_commands[0], *test_directives(test_patch, repo)])
-    start, end = _markers(markers)
-    return _script(
+    return _conda_script(
         "set -uxo pipefail",
-        [
-            *_CONDA_ACTIVATE,
-            f"cd {REPO_DIR}",
-            *spec.eval_commands,
-            f"git config --global --add safe.directory {REPO_DIR}",
-            f"cd {REPO_DIR}",
-            "git status",
-            "git show",
-            f"git -c core.fileMode=false diff {base_commit}",
-            *_CONDA_ACTIVATE,
-            *spec.install,
-            reset,
-            _heredoc_apply("git apply -v", test_patch),
-            *instance_steps,
-            *start,
-            test_command,
-            *end,
-            reset,
-        ],
+        f"git -c core.fileMode=false diff {base_commit}",
+        spec,
+        reset,
+        [_heredoc_apply("git apply -v", test_patch), *instance_steps],
+        test_command,
+        markers,
     )
 
 
@@ -317,22 +334,19 @@ def _common_script(
     test_commands = list(spec.test_commands)
     if repo == "Automattic/wp-calypso":
         test_commands = _calypso_test_commands(test_patch, version)
-    start, end = _markers(markers)
+    setup = [
+        *(_asset_downloads(image_assets) if spec.language == "javascript" else ()),
+        _heredoc_apply("git apply --verbose --reject", test_patch),
+        *spec.build,
+        *instance_steps,
+    ]
     return _script(
         "set -uxo pipefail",
         [
             f"cd {REPO_DIR}",
             f"git config --global --add safe.directory {REPO_DIR}",
             f"cd {REPO_DIR}",
-            reset,
-            *(_asset_downloads(image_assets) if spec.language == "javascript" else ()),
-            _heredoc_apply("git apply --verbose --reject", test_patch),
-            *spec.build,
-            *instance_steps,
-            *start,
-            *test_commands,
-            *end,
-            reset,
+            *_test_run(reset, setup, test_commands, markers),
         ],
     )
 
@@ -341,27 +355,14 @@ def _swe_gym_script(repo: str, base_commit: str, test_patch: str, spec: RepoSpec
     """The SWE-Gym fork's form: no ``-u``, plain ``git diff``, reset of the ``--- a/`` paths."""
     reset = f"git checkout {base_commit} {' '.join(_SWE_GYM_RESET.findall(test_patch))}"
     test_command = " ".join([*spec.test_commands, *test_directives(test_patch, repo)])
-    start, end = _markers(markers)
-    return _script(
+    return _conda_script(
         "set -xo pipefail",
-        [
-            *_CONDA_ACTIVATE,
-            f"cd {REPO_DIR}",
-            *spec.eval_commands,
-            f"git config --global --add safe.directory {REPO_DIR}",
-            f"cd {REPO_DIR}",
-            "git status",
-            "git show",
-            f"git diff {base_commit}",
-            *_CONDA_ACTIVATE,
-            *spec.install,
-            reset,
-            _heredoc_apply("git apply -v", test_patch),
-            *start,
-            test_command,
-            *end,
-            reset,
-        ],
+        f"git diff {base_commit}",
+        spec,
+        reset,
+        [_heredoc_apply("git apply -v", test_patch)],
+        test_command,
+        markers,
     )
 
 

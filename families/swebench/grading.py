@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
@@ -214,6 +215,18 @@ def settle(
         verdict.resolution == "RESOLVED_FULL" and verdict.patch_exists and valid and not refuse_no_fail_to_pass
     )
     return verdict
+
+
+def settle_log(verdict: Verdict, log_eval: LogEval, task: Task, eval_type: str = PASS_AND_FAIL) -> Verdict:
+    """Record what the log checks found and decide the verdict by the F2P/P2P report: an invalid
+    log never resolves, and neither does a row with an empty FAIL_TO_PASS."""
+    verdict.test_exit_code = log_eval.exit_code
+    verdict.log_valid = log_eval.valid
+    verdict.test_results = log_eval.status_map
+    if not log_eval.valid:
+        verdict.reasons.append(f"invalid test log: {log_eval.reason}")
+    report = tests_report(log_eval.status_map, task.fail_to_pass, task.pass_to_pass, eval_type)
+    return settle(verdict, report, valid=log_eval.valid, refuse_no_fail_to_pass=not task.fail_to_pass)
 
 
 def resolution(report: Mapping[str, TestGroup]) -> str:

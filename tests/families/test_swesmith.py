@@ -140,6 +140,12 @@ def test_image_names() -> None:
     assert local.image == "swesmith.x86_64.owner__proj.a1b2c3d4:latest"
 
 
+def test_a_malformed_lower_case_test_list_is_a_row_error_even_beside_a_filled_upper_case_one() -> None:
+    """Both spellings are read, as SWE-rebench reads them: a broken column is never passed over."""
+    with pytest.raises(RowError, match="fail_to_pass"):
+        swesmith.FAMILY.normalize(row(fail_to_pass="[not json"), settings())
+
+
 def test_json_string_lists_lower_case_keys_and_profiles() -> None:
     data = row(FAIL_TO_PASS=None, PASS_TO_PASS=None, fail_to_pass='["tests/a.py::t"]', pass_to_pass="[]")
     data["instance_id"] = "paramiko__paramiko.23f92003.func_basic__x"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,13 @@ def split_newlines(log: str) -> list[str]:
 def split_all(log: str) -> list[str]:
     """Lines as V2's newer readers see them: ``\\r`` (progress redraws) also ends a line."""
     return log.splitlines()
+
+
+def nonblank_lines(log: str) -> Iterator[str]:
+    """The :func:`split_all` lines that hold text, stripped: how most of V2's newer readers walk a log."""
+    for raw in split_all(log):
+        if line := raw.strip():
+            yield line
 
 
 def strip_bare_colours(line: str) -> str:

@@ -10,7 +10,7 @@ from .base import PASSED
 from .base import SKIPPED
 from .base import LineReader
 from .base import make_rule
-from .base import split_all
+from .base import nonblank_lines
 from .base import stripped_group
 
 # --- C and C++ ------------------------------------------------------------------------------------
@@ -46,10 +46,7 @@ def parse_log_cpp_v3(log: str) -> dict[str, str]:
     holding a skip, failure or ``OK``/``PASSED`` word counts as a test named by the whole line.
     """
     results: dict[str, str] = {}
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         if group := _BOTAN_GROUP.match(line):
             tail = group.group(3).strip()
             key = f"{group.group(1).strip()} ran {group.group(2)} tests {tail}"

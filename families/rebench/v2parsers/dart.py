@@ -16,6 +16,7 @@ from .base import PASSED
 from .base import SKIPPED
 from .base import LineReader
 from .base import make_rule
+from .base import nonblank_lines
 from .base import split_all
 
 # --- Dart -----------------------------------------------------------------------------------------
@@ -23,10 +24,7 @@ from .base import split_all
 
 def _json_events(log: str) -> Iterable[dict[str, Any]]:
     """Objects of ``dart test --reporter json`` (one JSON value a line; arrays are flattened)."""
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         try:
             decoded = json.loads(line)
         except json.JSONDecodeError:

@@ -10,7 +10,7 @@ from .base import PASSED
 from .base import SKIPPED
 from .base import LineReader
 from .base import make_rule
-from .base import split_all
+from .base import nonblank_lines
 from .base import split_newlines
 from .base import stripped_group
 from .base import word_status
@@ -109,10 +109,7 @@ def parse_log_js_3(log: str) -> dict[str, str]:
     """
     results: dict[str, str] = {}
     stack: list[str] = []
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         if not line.replace("}", ""):
             del stack[max(len(stack) - line.count("}"), 0) :]
             continue
@@ -162,10 +159,7 @@ def parse_log_js_4(log: str) -> dict[str, str]:
     ``[todo]`` marker count as skipped, the marker removed from the name.
     """
     results: dict[str, str] = {}
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         status = _JS4_SYMBOLS.get(line[0])
         if status is not None:
             name = strip_js_duration(_without_tag(line[1:]))

@@ -59,6 +59,15 @@ def _parse_xml(text: str) -> ElementTree.Element | None:
         return None
 
 
+def _read_report(
+    text: str, key: TestcaseKey, outcome_order: tuple[str, ...], results: dict[str, str]
+) -> None:
+    """Record every ``<testcase>`` of one printed report; a report that does not parse gives nothing."""
+    root = _parse_xml(text)
+    if root is not None:
+        _read_testcases(root.findall(".//testcase"), key, outcome_order, results)
+
+
 def _double_colon_key(classname: str | None, name: str | None) -> str:
     return f"{classname}::{name}"
 
@@ -77,11 +86,7 @@ def parse_combined_test_reports(log: str) -> dict[str, str]:
             position = start + len("<?xml")
             continue
         end += len("</testsuites>")
-        root = _parse_xml(log[start:end])
-        if root is not None:
-            _read_testcases(
-                root.findall(".//testcase"), _double_colon_key, ("failure", "skipped", "error"), results
-            )
+        _read_report(log[start:end], _double_colon_key, ("failure", "skipped", "error"), results)
         position = end
     return results
 
@@ -105,11 +110,7 @@ def parse_log_gradlew_v1(log: str) -> dict[str, str]:
         elif block is not None:
             block.append(line)
             if line.strip().startswith("</testsuite>"):
-                root = _parse_xml("\n".join(block))
-                if root is not None:
-                    _read_testcases(
-                        root.findall(".//testcase"), _gradle_key, ("skipped", "failure", "error"), results
-                    )
+                _read_report("\n".join(block), _gradle_key, ("skipped", "failure", "error"), results)
                 block = None
     return results
 

@@ -12,6 +12,7 @@ from .base import SKIPPED
 from .base import LineReader
 from .base import group_one
 from .base import make_rule
+from .base import nonblank_lines
 from .base import split_all
 from .base import split_newlines
 from .junit import parse_log_junit
@@ -82,10 +83,7 @@ def parse_java_mvn(log: str) -> dict[str, str]:
     results: dict[str, str] = {}
     announced: set[str] = set()
     running: str | None = None
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         if match := _MVN_RUNNING.fullmatch(line):
             running = match.group(1)
             announced.add(running)
@@ -121,10 +119,7 @@ def parse_java_mvn_v2(log: str) -> dict[str, str]:
     failed, else ERROR if any errored, else SKIPPED if all were skipped (zero of zero included).
     """
     results: dict[str, str] = {}
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         if match := _REACTOR_LINE.match(line):
             results[match.group(1)] = _REACTOR_STATUS[match.group(2)]
         elif counts := SurefireCounts.search(line):
@@ -181,10 +176,7 @@ def parse_log_lein(log: str) -> dict[str, str]:
     """
     results: dict[str, str] = {}
     current: str | None = None
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         if match := _LEIN_TEST.match(line):
             tokens = match.group(1).strip().split()
             current = None

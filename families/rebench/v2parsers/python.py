@@ -14,6 +14,7 @@ from .base import FAILED
 from .base import PASSED
 from .base import SKIPPED
 from .base import STATUS_ALTERNATIVES
+from .base import nonblank_lines
 from .base import split_all
 from .base import strip_bare_colours
 
@@ -77,10 +78,7 @@ def parse_log_cpp(log: str) -> dict[str, str]:
     """
     results: dict[str, str] = {}
     in_failures = False
-    for raw in split_all(log):
-        line = raw.strip()
-        if not line:
-            continue
+    for line in nonblank_lines(log):
         if line.startswith(_CPP_FAILURES_BANNER):
             in_failures = True
             continue

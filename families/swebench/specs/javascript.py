@@ -15,6 +15,26 @@ from pytest_swe.families.swebench.specs.model import RepoSpec
 ORIGIN = "swebench 4.1.0 harness/constants/javascript.py"
 
 
+_BROWSER_LIBRARIES = (
+    "libx11-xcb1",
+    "libxcomposite1",
+    "libxcursor1",
+    "libxdamage1",
+    "libxi6",
+    "libxtst6",
+    "libnss3",
+    "libcups2",
+    "libxss1",
+    "libxrandr2",
+    "libasound2",
+    "libatk1.0-0",
+    "libgtk-3-0",
+    "x11-utils",
+)
+"""The X11 and GTK libraries a headless browser needs; upstream lists them, in this order, for both
+repositories that test in one."""
+
+
 def _javascript_repo(by_version: dict[str, Any], *, shared: dict[str, Any] | None = None) -> dict[str, RepoSpec]:
     return repo("javascript", by_version, shared=shared, origin=ORIGIN)
 
@@ -133,22 +153,7 @@ SPECS: dict[str, dict[str, RepoSpec]] = {
         shared={
             "test_cmd": "sed -i 's/concurrency:[[:space:]]*[0-9][0-9]*/concurrency: 1/g' Gruntfile.js\nstdbuf -o 1M ./node_modules/.bin/grunt test --quiet --force",
             "docker_specs": {"node_version": "14.17.3"},
-            "apt_packages": (
-                "libx11-xcb1",
-                "libxcomposite1",
-                "libxcursor1",
-                "libxdamage1",
-                "libxi6",
-                "libxtst6",
-                "libnss3",
-                "libcups2",
-                "libxss1",
-                "libxrandr2",
-                "libasound2",
-                "libatk1.0-0",
-                "libgtk-3-0",
-                "x11-utils",
-            ),
+            "apt_packages": _BROWSER_LIBRARIES,
         },
     ),
     "diegomura/react-pdf": _javascript_repo(
@@ -175,20 +180,7 @@ SPECS: dict[str, dict[str, RepoSpec]] = {
                 "libjpeg-dev",
                 "libgif-dev",
                 "librsvg2-dev",
-                "libx11-xcb1",
-                "libxcomposite1",
-                "libxcursor1",
-                "libxdamage1",
-                "libxi6",
-                "libxtst6",
-                "libnss3",
-                "libcups2",
-                "libxss1",
-                "libxrandr2",
-                "libasound2",
-                "libatk1.0-0",
-                "libgtk-3-0",
-                "x11-utils",
+                *_BROWSER_LIBRARIES,
             )
         },
     ),
