@@ -233,6 +233,7 @@ class NvInternalFamily(BaseFamily):
 
     name = FAMILY_NAME
     grader_version = GRADER_VERSION
+
     def _image(self, fields: Mapping[str, Any], settings: BenchmarkSettings, rid: str) -> str:
         image = optional_str(fields, "image", "docker_image", "image_name", row_id=rid)
         if image:

@@ -195,7 +195,9 @@ parse_log_pytest = PytestGrammar(
             name=_node_key_without_message,
         ),
         LineForm(
-            re.compile(r"(?=.*ERROR)(?P<test>.*)"), status=TestStatus.ERROR.value, name=_node_key_without_message
+            re.compile(r"(?=.*ERROR)(?P<test>.*)"),
+            status=TestStatus.ERROR.value,
+            name=_node_key_without_message,
         ),
     ),
 )

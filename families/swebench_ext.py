@@ -588,6 +588,7 @@ class SweBenchExtFamily(BaseFamily):
 
     name = FAMILY_NAME
     grader_version = GRADER_VERSION
+
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id

@@ -70,7 +70,9 @@ _STATUS = "|".join(status.value for status in TestStatus)
 parse_log_pytest = PytestGrammar(forms=(LineForm(re.compile(rf"(?P<test>\S+)\s+(?P<status>{_STATUS})")),))
 """SWE-smith's default: verbose pytest lines ``<id> <STATUS> [ nn%]`` (``^(\\S+)(\\s+)STATUS``)."""
 
-parse_log_status_first = PytestGrammar(forms=(LineForm(re.compile(rf"(?P<status>{_STATUS})\s(?P<test>\S+)")),))
+parse_log_status_first = PytestGrammar(
+    forms=(LineForm(re.compile(rf"(?P<status>{_STATUS})\s(?P<test>\S+)")),)
+)
 """``-rA`` summary lines ``STATUS <id>`` (the paramiko profile)."""
 
 parse_log_xdist = PytestGrammar(
@@ -414,6 +416,7 @@ class SweSmithFamily(BaseFamily):
 
     name = "swe-smith"
     grader_version = GRADER
+
     def normalize(self, row: Mapping[str, Any], settings: BenchmarkSettings) -> Task:
         instance_id = require_str(row, "instance_id")
         rid = instance_id
@@ -494,7 +497,9 @@ def grade_log(task: Task, log: str, verdict: Verdict, *, missing_tests_pass: boo
         section = ""
     status_map = PARSERS[task.log_parser or "parse_log_pytest"](section)
     verdict.test_results = status_map
-    report = tests_report(status_map, task.fail_to_pass, task.pass_to_pass, missing_tests_pass=missing_tests_pass)
+    report = tests_report(
+        status_map, task.fail_to_pass, task.pass_to_pass, missing_tests_pass=missing_tests_pass
+    )
     return swebench.settle(
         verdict,
         report,

@@ -212,7 +212,10 @@ def settle(
     if refuse_no_fail_to_pass:
         verdict.reasons.append(empty_reason)
     verdict.resolved = (
-        verdict.resolution == "RESOLVED_FULL" and verdict.patch_exists and valid and not refuse_no_fail_to_pass
+        verdict.resolution == "RESOLVED_FULL"
+        and verdict.patch_exists
+        and valid
+        and not refuse_no_fail_to_pass
     )
     return verdict
 

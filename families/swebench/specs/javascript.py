@@ -35,7 +35,9 @@ _BROWSER_LIBRARIES = (
 repositories that test in one."""
 
 
-def _javascript_repo(by_version: dict[str, Any], *, shared: dict[str, Any] | None = None) -> dict[str, RepoSpec]:
+def _javascript_repo(
+    by_version: dict[str, Any], *, shared: dict[str, Any] | None = None
+) -> dict[str, RepoSpec]:
     return repo("javascript", by_version, shared=shared, origin=ORIGIN)
 
 
