@@ -277,6 +277,18 @@ def swe_eval_sandbox(
         _close_sandbox(request, sandbox)
 
 
+TASK_NAME = "task.json"
+SETTINGS_NAME = "settings.json"
+
+
+def save_grading_inputs(artifacts: Path, task: Task, settings: BenchmarkSettings) -> None:
+    """The normalized task and the benchmark settings beside the verdict: with the saved eval log,
+    what ``pytest-swe regrade`` grades again without the dataset or a sandbox."""
+    artifacts.mkdir(parents=True, exist_ok=True)
+    (artifacts / TASK_NAME).write_text(task.model_dump_json(indent=2))
+    (artifacts / SETTINGS_NAME).write_text(settings.model_dump_json(indent=2))
+
+
 @pytest.fixture
 def swe_verdict(
     request: pytest.FixtureRequest,
@@ -296,6 +308,7 @@ def swe_verdict(
         timeout=swe_deadline.cap(swe_settings.timeouts.eval),
         output_limit=swe_settings.limits.output_bytes,
     )
+    save_grading_inputs(swe_artifacts, swe_task, swe_settings)
     try:
         with swe_deadline.during("eval"), record.timed("eval"):
             verdict = grading.decide(
