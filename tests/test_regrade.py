@@ -20,7 +20,9 @@ from pytest_swe.tools import report
 from pytest_swe.tools.regrade import JUNIT_NAME
 
 from conftest import DEMO_DIR
+from conftest import REPO
 from conftest import SweProject
+from conftest import build_local_images
 from conftest import read_jsonl
 
 PREDICTIONS = str(DEMO_DIR / "predictions-wrong.jsonl")
@@ -133,3 +135,28 @@ def test_regrade_of_a_directory_without_a_ledger_is_a_clear_error(
 ) -> None:
     assert cli.main(["regrade", str(tmp_path)]) == 2
     assert "no ledger.jsonl" in capsys.readouterr().err
+
+
+LOCAL_BENCHMARKS = ["swe-rebench-local", "swe-rebench-v2-local", "swe-smith-local", "r2e-gym-local"]
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("benchmark", LOCAL_BENCHMARKS)
+def test_regrade_of_each_log_grading_familys_local_run_gives_its_ledger(
+    swe_project: SweProject,
+    docker_engine: Any,
+    base_image: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    benchmark: str,
+) -> None:
+    yaml = REPO / "benchmarks" / f"{benchmark}.yaml"
+    build_local_images(docker_engine, tmp_path_factory, yaml)
+    run = swe_project.run(str(yaml), "--swe-agent", "gold")
+    original = {e["properties"]["instance_id"]: e for e in run.ledger()}
+    assert original and all(e["outcome"] == "passed" for e in original.values()), run.result.stdout.str()[
+        -3000:
+    ]
+    again = regrade(run.run_dir, tmp_path / "regraded")
+    assert {k: comparable(e) for k, e in again.items()} == {k: comparable(e) for k, e in original.items()}
+    assert all(e["properties"]["regraded"] == "yes" for e in again.values())
