@@ -114,3 +114,27 @@ def test_an_item_past_its_deadline_is_an_item_timeout_error_and_the_run_ends_pro
     assert wall < 90, wall  # well below the eval's 300 s sleep
     assert float(slow.properties["time_eval"]) < 16
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark="straggler"), 10)
+
+
+@pytest.mark.docker
+def test_an_agent_past_the_items_deadline_is_stopped_and_nothing_is_left(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path
+) -> None:
+    """The agent's command sleeps 300 s; the item's 10 s deadline ends it during the agent phase."""
+    slow_demo(swe_project, tmp_path, "slowagent", slow=0, total=1)
+    started = time.monotonic()
+    run = swe_project.run(
+        "benchmarks/",
+        "--swe-agent",
+        "command",
+        "--swe-set",
+        "agent.command=sleep 300",
+        "--swe-set",
+        "timeouts.item=10",
+    )
+    wall = time.monotonic() - started
+    (case,) = run.cases
+    assert case.outcome == "error" and case.properties["error_kind"] == "item_timeout", case.message[:2000]
+    assert "during agent" in case.message
+    assert wall < 60, wall
+    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark="slowagent"), 10)
