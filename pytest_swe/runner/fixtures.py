@@ -283,10 +283,12 @@ SETTINGS_NAME = "settings.json"
 
 def save_grading_inputs(artifacts: Path, task: Task, settings: BenchmarkSettings) -> None:
     """The normalized task and the benchmark settings beside the verdict: with the saved eval log,
-    what ``pytest-swe regrade`` grades again without the dataset or a sandbox."""
+    what ``pytest-swe regrade`` grades again without the dataset or a sandbox. Of the agent's
+    settings only its name is kept: grading never reads the rest, which may hold anything."""
     artifacts.mkdir(parents=True, exist_ok=True)
     (artifacts / TASK_NAME).write_text(task.model_dump_json(indent=2))
-    (artifacts / SETTINGS_NAME).write_text(settings.model_dump_json(indent=2))
+    data = {**settings.model_dump(mode="json"), "agent": {"name": settings.agent.name}}
+    (artifacts / SETTINGS_NAME).write_text(json.dumps(data, indent=2))
 
 
 @pytest.fixture
