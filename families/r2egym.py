@@ -41,6 +41,7 @@ from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
 from pytest_swe.grading import patch_and_run
+from pytest_swe.grading import regrade
 
 GRADER = "pytest-swe/r2e-gym-grader-1 (R2E-Gym exact status map, parse_log_pytest)"
 REPO_DIR = "/testbed"
@@ -364,6 +365,12 @@ class R2EGymFamily(BaseFamily):
             return run.verdict
         run.verdict.test_exit_code = run.exit_code
         return grade_log(task.expected_status_map, run.log, run.verdict)
+
+    def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
+        expected = task.expected_status_map
+        if expected is None:
+            raise InfraError("eval_error", f"{task.instance_id}: the row gave no expected status map")
+        return regrade(verdict, self.grader_version, lambda fresh: grade_log(expected, log, fresh))
 
 
 def grade_log(expected: Mapping[str, str], log: str, verdict: Verdict) -> Verdict:

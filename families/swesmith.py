@@ -44,6 +44,7 @@ from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
 from pytest_swe.grading import DIFF_DIR
 from pytest_swe.grading import patch_and_run
+from pytest_swe.grading import regrade
 
 GRADER = "pytest-swe/swe-smith-grader-1 (SWE-bench FULL on F2P/P2P narrowed to the test files run)"
 FAIL_TO_PASS = "FAIL_TO_PASS"
@@ -483,8 +484,20 @@ class SweSmithFamily(BaseFamily):
         if not run.ran:
             return run.verdict
         run.verdict.test_exit_code = run.exit_code
-        lenient = bool(ctx.settings.family_options.get("missing_tests_pass", False))
-        return grade_log(task, run.log, run.verdict, missing_tests_pass=lenient)
+        return grade_log(task, run.log, run.verdict, missing_tests_pass=_lenient(ctx.settings))
+
+    def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
+        lenient = _lenient(settings)
+        return regrade(
+            verdict,
+            self.grader_version,
+            lambda fresh: grade_log(task, log, fresh, missing_tests_pass=lenient),
+        )
+
+
+def _lenient(settings: BenchmarkSettings) -> bool:
+    """``family_options.missing_tests_pass``: upstream SWE-smith's rule (see :func:`tests_report`)."""
+    return bool(settings.family_options.get("missing_tests_pass", False))
 
 
 def grade_log(task: Task, log: str, verdict: Verdict, *, missing_tests_pass: bool = False) -> Verdict:

@@ -31,6 +31,7 @@ from pytest_swe.families.swebench import official_image_name
 from pytest_swe.families.swebench import record_exit_code
 from pytest_swe.families.swebench import settle_log
 from pytest_swe.grading import patch_and_run
+from pytest_swe.grading import regrade
 
 from .rows import parse_context
 from .rows import problem_fields
@@ -215,6 +216,9 @@ class RebenchFamily(BaseFamily):
         if not run.ran:
             return run.verdict
         return grade_v1_log(task, run.log, run.verdict)
+
+    def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
+        return regrade(verdict, self.grader_version, lambda fresh: grade_v1_log(task, log, fresh))
 
 
 def grade_v1_log(task: Task, log: str, verdict: Verdict) -> Verdict:

@@ -30,6 +30,7 @@ from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.swebench import EMPTY_F2P_REASON
 from pytest_swe.grading import DIFF_DIR
 from pytest_swe.grading import patch_and_run
+from pytest_swe.grading import regrade
 
 from .rows import FAIL_TO_PASS
 from .rows import PASS_TO_PASS
@@ -275,6 +276,9 @@ class RebenchV2Family(BaseFamily):
             return run.verdict
         run.verdict.test_exit_code = run.exit_code
         return grade_v2_log(task, run.log, run.verdict)
+
+    def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
+        return regrade(verdict, self.grader_version, lambda fresh: grade_v2_log(task, log, fresh))
 
 
 def grade_v2_log(task: Task, log: str, verdict: Verdict) -> Verdict:

@@ -19,6 +19,7 @@ Each version's mapping holds :class:`~pytest_swe.families.swebench.specs.RepoSpe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
@@ -39,6 +40,7 @@ from pytest_swe.api.task import test_list
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import probe_spec
 from pytest_swe.grading import patch_and_run
+from pytest_swe.grading import regrade
 
 from . import grading
 from .evalscript import modified_paths
@@ -214,27 +216,38 @@ class SweBenchFamily(BaseFamily):
         return task
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
-        from pytest_swe.families.logparsers import ParseContext
-        from pytest_swe.families.logparsers import get_parser
-
         script = grading.record_exit_code(task.eval_script or "")
         parser_name = task.log_parser or "parse_log_pytest"
-        parser = get_parser(parser_name)
-        parse_ctx = ParseContext(
-            instance_id=task.instance_id,
-            repo=task.repo or "",
-            version=task.version or "",
-            fail_to_pass=tuple(task.fail_to_pass),
-            pass_to_pass=tuple(task.pass_to_pass),
-        )
-        spec = probe_spec(parser_name, lambda text: parser(text, parse_ctx))
+        spec = probe_spec(parser_name, _parse_for(task))
         run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec)
         if not run.ran:
             return run.verdict
-        log_eval = grading.evaluate_log(run.log, lambda text: parser(text, parse_ctx))
-        return grading.settle_log(
-            run.verdict, log_eval, task, task.raw.get("eval_type", grading.PASS_AND_FAIL)
-        )
+        return _grade_log(task, run.log, run.verdict)
+
+    def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
+        return regrade(verdict, self.grader_version, lambda fresh: _grade_log(task, log, fresh))
+
+
+def _parse_for(task: Task) -> Callable[[str], dict[str, str]]:
+    """The row's log parser, bound to the row (log text -> status map)."""
+    from pytest_swe.families.logparsers import ParseContext
+    from pytest_swe.families.logparsers import get_parser
+
+    parser = get_parser(task.log_parser or "parse_log_pytest")
+    parse_ctx = ParseContext(
+        instance_id=task.instance_id,
+        repo=task.repo or "",
+        version=task.version or "",
+        fail_to_pass=tuple(task.fail_to_pass),
+        pass_to_pass=tuple(task.pass_to_pass),
+    )
+    return lambda text: parser(text, parse_ctx)
+
+
+def _grade_log(task: Task, log: str, verdict: Verdict) -> Verdict:
+    """The official rule on the eval log as graded: its checks, the row's parser, F2P and P2P."""
+    log_eval = grading.evaluate_log(log, _parse_for(task))
+    return grading.settle_log(verdict, log_eval, task, task.raw.get("eval_type", grading.PASS_AND_FAIL))
 
 
 FAMILY = SweBenchFamily()

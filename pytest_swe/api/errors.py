@@ -20,7 +20,7 @@ class InfraError(SweError):
     """An infrastructure fault: the item errors (masked), it does not fail.
 
     ``kind`` is recorded as the ``error_kind`` property, e.g. ``image_missing``,
-    ``sandbox_start``, ``sandbox_died``, ``eval_timeout``, ``oom``,
+    ``sandbox_start``, ``sandbox_died``, ``eval_timeout``, ``item_timeout``, ``oom``,
     ``provider_unavailable``, ``model_endpoint``, ``eval_error``.
     """
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol
 from typing import runtime_checkable
 
+from pytest_swe.api.errors import NotApplicable
 from pytest_swe.api.patch import encode_patch
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
@@ -87,6 +88,25 @@ class BaseFamily:
 
     def prepare_agent_sandbox(self, task: Task, sandbox: Sandbox, settings: BenchmarkSettings) -> None:
         return None
+
+    def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
+        """Grade a saved eval log again (``pytest-swe regrade``); see :class:`Regrading`."""
+        raise NotApplicable(
+            f"family {self.name!r} cannot regrade from a saved log: its verdict is not decided by "
+            "parsing one eval log"
+        )
+
+
+@runtime_checkable
+class Regrading(Protocol):
+    """A family whose verdict is a function of one eval log, so a saved run can be graded again
+    with today's parsers and rules and no sandbox (``pytest-swe regrade``)."""
+
+    def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
+        """The verdict of ``log`` (the log as graded) for ``task``; ``verdict`` is the live run's,
+        whose integrity findings the result keeps. Raise
+        :class:`~pytest_swe.api.errors.NotApplicable` when this family cannot."""
+        ...
 
 
 @runtime_checkable

@@ -54,6 +54,9 @@ class Timeouts(_Strict):
     """Starting a sandbox (including an image pull)."""
     command: float = Field(default=180, gt=0)
     """One command an agent runs in its sandbox."""
+    item: float | None = Field(default=None, gt=0)
+    """The whole item: sandbox creation, agent, eval and teardown (None: no deadline beyond the
+    phases' own). Past it the item is a masked ``item_timeout`` error."""
 
 
 _MEMORY = re.compile(r"^\d+(\.\d+)?[bkmgBKMG]?$")

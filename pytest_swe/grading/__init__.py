@@ -12,6 +12,7 @@ from .patching import DIFF_DIR
 from .paths import PathChange
 from .paths import Protection
 from .paths import is_test_path
+from .pipeline import GRADED_LOG
 from .pipeline import OFFICIAL
 from .pipeline import POLICIES
 from .pipeline import POLICY_VERSION
@@ -25,6 +26,7 @@ from .pipeline import decide
 from .pipeline import inspect_model_patch
 from .pipeline import integrity_of
 from .pipeline import patch_and_run
+from .pipeline import regrade
 from .pipeline import required_tests
 from .pipeline import settings_of
 from .pipeline import start_verdict
@@ -33,6 +35,7 @@ from .run import run_script
 
 __all__ = [
     "DIFF_DIR",
+    "GRADED_LOG",
     "OFFICIAL",
     "POLICIES",
     "POLICY_VERSION",
@@ -53,6 +56,7 @@ __all__ = [
     "integrity_of",
     "is_test_path",
     "patch_and_run",
+    "regrade",
     "required_tests",
     "run_script",
     "settings_of",

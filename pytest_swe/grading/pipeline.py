@@ -28,6 +28,7 @@ from dataclasses import field
 from typing import Any
 
 from pytest_swe.api.family import EvalContext
+from pytest_swe.api.patch import encode_patch
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import EvalSettings
@@ -62,6 +63,12 @@ APPLY_TIMEOUT = 300.0
 GUARD_TIMEOUT = 120.0
 StatusMap = Mapping[str, str]
 _CANARY_EXIT = re.compile(r"(>>>>> Test Exit Code: )1\b")
+EMPTY_PATCH_REASON = "the patch is empty"
+GRADED_LOG = "graded.log"
+"""The eval log as the family graded it (without the probe's canary lines), beside ``eval.log``
+when the two differ: what a re-grade reads."""
+INTEGRITY_KEYS = ("policy", "neutralized", "probe")
+"""``Verdict.extra`` entries of the live run's integrity checks, kept by a re-grade."""
 
 
 @dataclass
@@ -202,7 +209,7 @@ def apply_model_patch(
     """
     integrity = integrity_of(task, ctx)
     if not verdict.patch_exists:
-        verdict.reasons.append("the patch is empty")
+        verdict.reasons.append(EMPTY_PATCH_REASON)
         return True
     limit = ctx.settings.eval.policy_options.max_patch_bytes
     size = len(patch_bytes(patch))
@@ -316,6 +323,9 @@ def _check_run(
     integrity.add(ev.read_integrity(plan, results, script=script, log=run.raw_log))
     integrity.add(ev.conflicting_statuses(section, required, spec.parse, spec.runner))
     run.log = _graded_view(run.raw_log, plan, reading)
+    if run.log != run.raw_log:
+        ctx.artifacts.mkdir(parents=True, exist_ok=True)
+        (ctx.artifacts / GRADED_LOG).write_bytes(encode_patch(run.log))
 
 
 def _between_markers(log: str) -> str:
@@ -372,7 +382,7 @@ def _run_self_applying(
     task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext, script: str, run: EvalRun, path: str
 ) -> EvalRun:
     if not run.verdict.patch_exists:
-        run.verdict.reasons.append("the patch is empty")
+        run.verdict.reasons.append(EMPTY_PATCH_REASON)
         if not ctx.settings.eval.run_empty_patch:
             return run
     else:
@@ -415,13 +425,46 @@ def decide(verdict: Verdict, ctx: EvalContext) -> Verdict:
         verdict.tamper = [str(f) for f in tamper]
     else:
         verdict.suspicious += [f"{f} (evidence under {STRICT})" for f in tamper]
-    if verdict.tamper:
-        if verdict.resolved:
-            verdict.extra["resolved_without_policy"] = True
-        verdict.resolved = False
-        verdict.resolution = "RESOLVED_NO"
-        reason = f"tampering detected by the {STRICT} policy ({len(verdict.tamper)} finding(s), see tamper)"
-        verdict.reasons.insert(0, reason)
+    _refuse_tampered(verdict)
+    return verdict
+
+
+def _refuse_tampered(verdict: Verdict) -> None:
+    """A verdict with tampering findings (under ``strict``) is unresolved, and says why first."""
+    if not verdict.tamper:
+        return
+    if verdict.resolved:
+        verdict.extra["resolved_without_policy"] = True
+    verdict.resolved = False
+    verdict.resolution = "RESOLVED_NO"
+    reason = f"tampering detected by the {STRICT} policy ({len(verdict.tamper)} finding(s), see tamper)"
+    verdict.reasons.insert(0, reason)
+
+
+def regrade(original: Verdict, grader: str, grade: Callable[[Verdict], Verdict]) -> Verdict:
+    """Stages 4-5 again on a saved log: ``grade`` (the family's parse and rule) runs on the verdict
+    as it stood before grading, rebuilt from ``original``; the integrity decisions of the live run
+    (tamper, suspicious, neutralized paths, probe summary) are kept, as no log can recompute them."""
+    verdict = Verdict(
+        resolved=False,
+        patch_exists=original.patch_exists,
+        patch_applied=original.patch_applied,
+        apply_method=original.apply_method,
+        test_exit_code=original.test_exit_code,
+        grader=grader,
+        reasons=[] if original.patch_exists else [EMPTY_PATCH_REASON],
+    )
+    verdict = grade(verdict)
+    verdict.extra.update({k: original.extra[k] for k in INTEGRITY_KEYS if k in original.extra})
+    verdict.suspicious = list(original.suspicious)
+    verdict.tamper = list(original.tamper)
+    _refuse_tampered(verdict)
+    verdict.extra["regraded"] = {
+        "original_grader": original.grader,
+        "original_resolved": original.resolved,
+        "integrity": "kept from the original verdict: tamper and suspicious findings, neutralized paths "
+        "and the probe come from the live run, not from the log",
+    }
     return verdict
 
 

@@ -24,6 +24,7 @@ from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.task import Task
 from pytest_swe.grading.patching import take_diff
+from pytest_swe.runner.deadline import ItemDeadline
 from pytest_swe.runner.properties import ItemRecord
 
 PATCH_NAME = "patch.diff"
@@ -37,16 +38,19 @@ def agent_context(
     sandbox: Sandbox | None,
     endpoint: ModelBridge | None,
     run_dir: Path,
+    deadline: ItemDeadline | None = None,
 ) -> AgentContext:
-    """What the agent may use for ``task``; its own files go to ``artifacts``."""
+    """What the agent may use for ``task``; its own files go to ``artifacts``. Its timeouts are
+    capped by the time the item's ``deadline`` leaves."""
+    cap = deadline.cap if deadline is not None else float
     options = settings.agent.model_dump()
     _, budget_settings = parse_limits(options)
     return AgentContext(
         task=task,
         settings=options,
         artifacts=artifacts,
-        timeout=settings.timeouts.agent,
-        command_timeout=settings.timeouts.command,
+        timeout=cap(settings.timeouts.agent),
+        command_timeout=cap(settings.timeouts.command),
         sandbox=sandbox,
         output_limit=settings.limits.output_bytes,
         endpoint=endpoint,

@@ -30,7 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "markers": [],
     "agent": {"name": "gold"},
     "provider": {"name": "docker"},
-    "timeouts": {"agent": 3600, "eval": 1800, "sandbox": 300, "command": 180},
+    "timeouts": {"agent": 3600, "eval": 1800, "sandbox": 300, "command": 180, "item": None},
     "limits": {"memory": "4g", "cpus": 2.0, "pids": 4096, "output_bytes": 4_000_000},
     "network": {"agent": False, "eval": False},
     "images": {},

@@ -1,6 +1,6 @@
 """The item lifecycle as fixtures, so ``--setup-show`` shows each step and users can reuse them.
 
-swe_settings -> swe_task -> swe_provider -> [swe_agent_sandbox] -> swe_agent_result
+swe_settings -> swe_task -> swe_provider -> swe_deadline -> [swe_agent_sandbox] -> swe_agent_result
 -> swe_eval_sandbox -> swe_verdict. Infrastructure faults raise in setup (JUnit ``<error>``);
 an unresolved verdict fails the item's call (``<failure>``).
 
@@ -37,6 +37,7 @@ from pytest_swe.runner.agentrun import run_agent
 from pytest_swe.runner.agentrun import take_patch
 from pytest_swe.runner.collect import SweItem
 from pytest_swe.runner.dataset import RowRef
+from pytest_swe.runner.deadline import ItemDeadline
 from pytest_swe.runner.properties import Identity
 from pytest_swe.runner.properties import get_record
 from pytest_swe.runner.session import get_session
@@ -149,6 +150,17 @@ def swe_agent(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings) -
     return factory(swe_settings.agent.model_dump())
 
 
+@pytest.fixture
+def swe_deadline(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings) -> Iterator[ItemDeadline]:
+    """The item's deadline (``timeouts.item``, none when unset); set up before any sandbox and torn
+    down after them all, its watchdog covers create, agent, eval and teardown."""
+    deadline = ItemDeadline(swe_settings.timeouts.item, keep=get_session(request.config).keep)
+    try:
+        yield deadline
+    finally:
+        deadline.finish()
+
+
 def sandbox_spec(task: Task, settings: BenchmarkSettings, *, role: str, keep: bool) -> SandboxSpec:
     timeout = settings.timeouts.agent if role == "agent" else settings.timeouts.eval
     return SandboxSpec(
@@ -167,10 +179,14 @@ def sandbox_spec(task: Task, settings: BenchmarkSettings, *, role: str, keep: bo
     )
 
 
-def _open_sandbox(request: pytest.FixtureRequest, provider: Provider, spec: SandboxSpec) -> Sandbox:
+def _open_sandbox(
+    request: pytest.FixtureRequest, provider: Provider, spec: SandboxSpec, deadline: ItemDeadline
+) -> Sandbox:
     record = get_record(request.node)
-    with record.timed("sandbox"):
+    spec.start_timeout = deadline.cap(spec.start_timeout)
+    with deadline.during("create"), record.timed("sandbox"):
         sandbox = provider.create(spec)
+        deadline.watch(sandbox)  # removed at once if the deadline passed while it started
     record.sandbox_opened(spec.role, sandbox.enter_command())
     return sandbox
 
@@ -191,15 +207,17 @@ def swe_agent_sandbox(
     swe_provider: Provider,
     swe_family: Family,
     swe_agent: Agent,
+    swe_deadline: ItemDeadline,
 ) -> Iterator[Sandbox]:
     """A sandbox from the task's image for the agent, with the evaluation's hidden files removed."""
     spec = sandbox_spec(swe_task, swe_settings, role="agent", keep=get_session(request.config).keep)
     bridge = open_bridge(swe_agent, spec)  # mounts the model endpoint socket when the agent asks for it
     request.node.stash[bridge_key] = bridge
     try:
-        sandbox = _open_sandbox(request, swe_provider, spec)
+        sandbox = _open_sandbox(request, swe_provider, spec, swe_deadline)
         try:
-            swe_family.prepare_agent_sandbox(swe_task, sandbox, swe_settings)
+            with swe_deadline.during("create"):
+                swe_family.prepare_agent_sandbox(swe_task, sandbox, swe_settings)
             yield sandbox
         finally:
             _close_sandbox(request, sandbox)
@@ -211,6 +229,7 @@ def swe_agent_sandbox(
 @pytest.fixture
 def swe_agent_result(
     request: pytest.FixtureRequest,
+    swe_deadline: ItemDeadline,
     swe_task: Task,
     swe_settings: BenchmarkSettings,
     swe_agent: Agent,
@@ -231,9 +250,11 @@ def swe_agent_result(
         sandbox=sandbox,
         endpoint=request.node.stash.get(bridge_key, None),
         run_dir=get_session(request.config).run_dir,
+        deadline=swe_deadline,
     )
-    result = run_agent(swe_agent, ctx, record)
-    take_patch(result, ctx, swe_settings, swe_artifacts, record)
+    with swe_deadline.during("agent"):
+        result = run_agent(swe_agent, ctx, record)
+        take_patch(result, ctx, swe_settings, swe_artifacts, record)
     request.config.hook.pytest_swe_agent_finished(item=request.node, task=swe_task, result=result)
     return result
 
@@ -245,14 +266,29 @@ def swe_eval_sandbox(
     swe_settings: BenchmarkSettings,
     swe_provider: Provider,
     swe_agent_result: AgentResult,
+    swe_deadline: ItemDeadline,
 ) -> Iterator[Sandbox]:
     """A fresh sandbox from the task's image for grading (never the agent's)."""
     spec = sandbox_spec(swe_task, swe_settings, role="eval", keep=get_session(request.config).keep)
-    sandbox = _open_sandbox(request, swe_provider, spec)
+    sandbox = _open_sandbox(request, swe_provider, spec, swe_deadline)
     try:
         yield sandbox
     finally:
         _close_sandbox(request, sandbox)
+
+
+TASK_NAME = "task.json"
+SETTINGS_NAME = "settings.json"
+
+
+def save_grading_inputs(artifacts: Path, task: Task, settings: BenchmarkSettings) -> None:
+    """The normalized task and the benchmark settings beside the verdict: with the saved eval log,
+    what ``pytest-swe regrade`` grades again without the dataset or a sandbox. Of the agent's
+    settings only its name is kept: grading never reads the rest, which may hold anything."""
+    artifacts.mkdir(parents=True, exist_ok=True)
+    (artifacts / TASK_NAME).write_text(task.model_dump_json(indent=2))
+    data = {**settings.model_dump(mode="json"), "agent": {"name": settings.agent.name}}
+    (artifacts / SETTINGS_NAME).write_text(json.dumps(data, indent=2))
 
 
 @pytest.fixture
@@ -264,17 +300,19 @@ def swe_verdict(
     swe_agent_result: AgentResult,
     swe_eval_sandbox: Sandbox,
     swe_artifacts: Path,
+    swe_deadline: ItemDeadline,
 ) -> Verdict:
     """Grade the agent's patch by the family's rules in the eval sandbox."""
     record = get_record(request.node)
     ctx = EvalContext(
         settings=swe_settings,
         artifacts=swe_artifacts,
-        timeout=swe_settings.timeouts.eval,
+        timeout=swe_deadline.cap(swe_settings.timeouts.eval),
         output_limit=swe_settings.limits.output_bytes,
     )
+    save_grading_inputs(swe_artifacts, swe_task, swe_settings)
     try:
-        with record.timed("eval"):
+        with swe_deadline.during("eval"), record.timed("eval"):
             verdict = grading.decide(
                 swe_family.evaluate(swe_task, swe_agent_result.patch or "", swe_eval_sandbox, ctx), ctx
             )
@@ -298,6 +336,7 @@ __all__ = [
     "swe_agent_result",
     "swe_agent_sandbox",
     "swe_artifacts",
+    "swe_deadline",
     "swe_eval_sandbox",
     "swe_family",
     "swe_provider",

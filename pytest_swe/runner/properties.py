@@ -151,7 +151,8 @@ def _artifact_property(name: str) -> str:
     return name.replace(".", "_") + "_path"
 
 
-def _verdict_properties(verdict: Verdict) -> dict[str, Any]:
+def verdict_properties(verdict: Verdict) -> dict[str, Any]:
+    """The properties a verdict gives its item (counts, resolution, findings)."""
     f2p, p2p = verdict.group("FAIL_TO_PASS"), verdict.group("PASS_TO_PASS")
     props: dict[str, Any] = {
         "f2p_passed": len(f2p.success),
@@ -245,7 +246,7 @@ class ItemRecord:
 
     def graded(self, verdict: Verdict, verdict_path: Path) -> None:
         self.verdict = verdict
-        self.properties.update(_verdict_properties(verdict))
+        self.properties.update(verdict_properties(verdict))
         self.properties["verdict_path"] = str(verdict_path)
 
     def default(self, name: str, value: Any) -> None:

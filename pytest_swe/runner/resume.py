@@ -33,12 +33,13 @@ __all__ = ["describe_longrepr", "finished_entries", "item_key", "load_ledger", "
 FINISHED = ("passed", "failed", "skipped")
 
 
-def load_ledger(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """The last recorded entry of every item in a run directory's ledger (later lines win)."""
+def load_ledger(run_dir: Path, *, reader: str = "--swe-resume") -> dict[str, dict[str, Any]]:
+    """The last recorded entry of every item in a run directory's ledger (later lines win);
+    ``reader`` names who asked, in the error for a directory without one."""
     path = Path(run_dir) / LEDGER_NAME
     if not path.exists():
         raise pytest.UsageError(
-            f"--swe-resume {run_dir}: no {LEDGER_NAME} there (not a pytest-swe run directory?)"
+            f"{reader} {run_dir}: no {LEDGER_NAME} there (not a pytest-swe run directory?)"
         )
     entries: dict[str, dict[str, Any]] = {}
     lines = path.read_text(encoding="utf-8").splitlines()

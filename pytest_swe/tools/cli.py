@@ -203,6 +203,32 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_regrade(args: argparse.Namespace) -> int:
+    from pytest_swe.api.errors import SweError
+    from pytest_swe.runner.ledger import LEDGER_NAME
+    from pytest_swe.runner.registry import Registry
+    from pytest_swe.runner.registry import plugin_manager_for_tools
+    from pytest_swe.tools import regrade
+
+    run_dir = Path(args.run_dir).resolve()
+    output = Path(args.output).resolve() if args.output else regrade.default_output(run_dir)
+    try:
+        result = regrade.regrade_run(run_dir, output, Registry(plugin_manager_for_tools()))
+    except (SweError, OSError) as exc:
+        print(f"pytest-swe regrade: {exc}", file=sys.stderr)
+        return 2
+    for family, why in sorted(result.cannot.items()):
+        print(f"cannot regrade family {family}: {why}", file=sys.stderr)
+    for line in result.changed:
+        print(f"changed {line}")
+    counts = result.counts
+    print(
+        f"regraded {counts['regraded']} item(s) ({counts['changed']} changed), kept {counts['kept']} as they were; "
+        f"ledger {output / LEDGER_NAME}, JUnit {output / regrade.JUNIT_NAME}"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-swe", description="pytest-swe: SWE benchmark harness tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -289,6 +315,15 @@ def build_parser() -> argparse.ArgumentParser:
         "an error, an error beats a skip, and a later file wins ties",
     )
     p.set_defaults(func=_cmd_merge)
+
+    p = sub.add_parser(
+        "regrade", help="grade a run's saved eval logs again with today's parsers and rules (no sandbox)"
+    )
+    p.add_argument("run_dir", help="the run directory (it holds ledger.jsonl and the items' artifacts)")
+    p.add_argument(
+        "-o", "--output", help="directory of the new ledger (default: RUN_DIR/regrade-<timestamp>)"
+    )
+    p.set_defaults(func=_cmd_regrade)
     return parser
 
 
