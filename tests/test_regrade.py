@@ -141,16 +141,16 @@ LOCAL_BENCHMARKS = ["swe-rebench-local", "swe-rebench-v2-local", "swe-smith-loca
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("benchmark", LOCAL_BENCHMARKS)
+@pytest.mark.parametrize("benchmark_name", LOCAL_BENCHMARKS)
 def test_regrade_of_each_log_grading_familys_local_run_gives_its_ledger(
     swe_project: SweProject,
     docker_engine: Any,
     base_image: str,
     tmp_path_factory: pytest.TempPathFactory,
     tmp_path: Path,
-    benchmark: str,
+    benchmark_name: str,
 ) -> None:
-    yaml = REPO / "benchmarks" / f"{benchmark}.yaml"
+    yaml = REPO / "benchmarks" / f"{benchmark_name}.yaml"
     build_local_images(docker_engine, tmp_path_factory, yaml)
     run = swe_project.run(str(yaml), "--swe-agent", "gold")
     original = {e["properties"]["instance_id"]: e for e in run.ledger()}
