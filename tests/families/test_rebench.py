@@ -273,8 +273,10 @@ def test_an_empty_patch_never_resolves_and_a_log_without_markers_is_invalid() ->
 
 
 def test_local_rows_use_the_published_schema() -> None:
+    columns = load_module(LOCAL / "make_rows.py").COLUMNS
+    assert [row["instance_id"] for row in ROWS] == ["tinyworks__iniread-42", "tinyworks__unitconv-101"]
     for data in ROWS:
-        assert tuple(data) == load_module(LOCAL / "make_rows.py").COLUMNS
+        assert tuple(data) == columns
         assert isinstance(data["FAIL_TO_PASS"], list) and isinstance(data["install_config"], dict)
         assert data["docker_image"] is None and data["environment_setup_commit"] == data["base_commit"]
         rebench.V1_FAMILY.normalize(data, settings())
