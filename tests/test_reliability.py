@@ -345,7 +345,7 @@ def test_an_item_interrupted_in_teardown_is_not_a_testcase(swe_project: SweProje
 
     swe_project.demo("halfdone")
     (swe_project.path / "conftest.py").write_text(INTERRUPT_IN_TEARDOWN)
-    run = swe_project.run("benchmarks/", "-k", "calc or confkit")
+    run = swe_project.run("benchmarks/", "-k", "calc or confkit", subprocess=True)  # it signals itself
     assert run.junit.exists(), run.result.stdout.str()[-3000:]
     assert "KeyboardInterrupt" in run.result.stdout.str()
     testcases = [tc.get("name") for tc in ET.parse(run.junit).getroot().iter("testcase")]

@@ -323,7 +323,8 @@ def test_keywords_select_these_families_benchmarks_offline(
     swe_project: SweProject, offline: Path, keyword: str, selected: set[str]
 ) -> None:
     """Offline, a Hugging Face benchmark collects as one skipped item; local ones list their rows."""
-    run = swe_project.run(str(BENCHMARKS), "-k", keyword, "--collect-only", "-q")
+    # Hugging Face libraries read HF_HOME and HF_HUB_OFFLINE when imported: a fresh interpreter
+    run = swe_project.run(str(BENCHMARKS), "-k", keyword, "--collect-only", "-q", subprocess=True)
     assert run.result.ret == 0, run.result.stdout.str()
     ids = [line for line in run.result.outlines if "::" in line]
     assert {line.split("::")[1] for line in ids} == selected
