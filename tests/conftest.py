@@ -200,8 +200,19 @@ def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
     return path
 
 
+#: Libraries an in-process run may import. Pytester restores the module table when a test that ran
+#: pytest in-process ends, so whatever the test imported first is dropped and imported again later:
+#: a second copy beside objects of the first breaks (requests refuses the other copy's CookieJar,
+#: pyarrow refuses to register an extension type twice). Imported with this module, before any
+#: test, they stay one copy.
+IN_PROCESS_PRELOAD = ("docker", "requests", "pyarrow", "pyarrow.parquet", "httpx", "tenacity", "psutil")
+for _name in IN_PROCESS_PRELOAD:
+    if importlib.util.find_spec(_name.split(".")[0]) is not None:
+        importlib.import_module(_name)
+
+
 class SweProject:
-    """A pytester project holding benchmark files; runs pytest in a subprocess, as a user would."""
+    """A pytester project holding benchmark files; runs pytest on them as a user would."""
 
     def __init__(self, pytester: pytest.Pytester) -> None:
         self.pytester = pytester
@@ -239,22 +250,28 @@ class SweProject:
         """A benchmark over the repository's demo dataset (and its locally built images)."""
         return self.local(name, "swe-bench", dataset, "markers: [demo]\n" + textwrap.dedent(extra))
 
-    def run(self, *args: str, timeout: float = 600) -> SweRun:
-        """Run pytest on the project (the child needs no property-based testing plugin: loading one
-        only slows every run)."""
+    def run(self, *args: str, timeout: float = 600, subprocess: bool | None = None) -> SweRun:
+        """Run pytest on the project, in this process unless it needs a process of its own.
+
+        A run with xdist workers (``-n``) is always a subprocess: the workers report to a controller
+        process, and a worker killed on purpose must not take this one with it. Pass
+        ``subprocess=True`` for what else a shared interpreter would change: modules that read the
+        environment when imported, process identity (a sandbox's owner is the running pid), signals,
+        an engine that stops mid-run. In-process runs share the interpreter and its imports, which is
+        where most of a short run's time goes; ``timeout`` holds only for a subprocess.
+        The child needs no property-based testing plugin: loading one only slows every run.
+        """
         self.runs += 1
         junit = self.path / f"junit-{self.runs}.xml"
         run_dir = self.path / f"run-{self.runs}"
-        result = self.pytester.runpytest_subprocess(
-            *args,
-            f"--junitxml={junit}",
-            f"--swe-run-dir={run_dir}",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:hypothesispytest",
-            timeout=timeout,
-        )
+        argv = (*args, f"--junitxml={junit}", f"--swe-run-dir={run_dir}", "-p", "no:cacheprovider")
+        argv += ("-p", "no:hypothesispytest")
+        if subprocess is None:
+            subprocess = any(a == "-n" or a.startswith(("--numprocesses", "-n=")) for a in args)
+        if subprocess:
+            result = self.pytester.runpytest_subprocess(*argv, timeout=timeout)
+        else:
+            result = self.pytester.runpytest_inprocess(*argv)
         run = SweRun(result, junit, run_dir)
         if junit.exists():
             run.cases = report.read_cases(junit)

@@ -57,7 +57,7 @@ def test_kept_sandboxes_have_a_way_out(swe_project: SweProject, demo_images: lis
     swe_project.demo("keepdemo")
     runs: list[str] = []
     try:
-        first = swe_project.run("benchmarks/", "-k", "calc", "--swe-keep")
+        first = swe_project.run("benchmarks/", "-k", "calc", "--swe-keep", subprocess=True)
         runs.append(run_id := first.suite["run_id"])
         assert len(labelled_containers(docker_engine, run=run_id, keep="1")) == 1  # the eval's (gold has no agent's)
         assert f"pytest-swe reap --kept --run {run_id}" in first.result.stdout.str()
@@ -66,7 +66,7 @@ def test_kept_sandboxes_have_a_way_out(swe_project: SweProject, demo_images: lis
         assert out.returncode == 0 and "removed 1 sandbox" in out.stdout, out.stdout + out.stderr
         assert not labelled_containers(docker_engine, run=run_id)
 
-        second = swe_project.run("benchmarks/", "-k", "calc", "--swe-keep")
+        second = swe_project.run("benchmarks/", "-k", "calc", "--swe-keep", subprocess=True)
         runs.append(run_id := second.suite["run_id"])
         assert labelled_containers(docker_engine, run=run_id, keep="1")
         out = reap("--run", run_id, "--all")

@@ -130,7 +130,8 @@ def test_unknown_family_and_malformed_yaml_stay_local(swe_project: SweProject, n
 def test_unavailable_dataset_is_one_skipped_item(swe_project: SweProject, no_docker: None, isolated_cache: Path) -> None:
     swe_project.demo("demo")
     swe_project.benchmark("remote", "family: swe-bench\ndataset: {source: no-such-org/no-such-dataset}\n")
-    run = swe_project.run("benchmarks/", "-k", "remote", "-rs", "-W", "default")
+    # loading a Hub dataset imports `datasets`, which registers Arrow types once per interpreter
+    run = swe_project.run("benchmarks/", "-k", "remote", "-rs", "-W", "default", subprocess=True)
     assert run.result.ret == 0, run.result.stdout.str()
     run.result.assert_outcomes(skipped=1)
     out = run.result.stdout.str()
@@ -139,7 +140,7 @@ def test_unavailable_dataset_is_one_skipped_item(swe_project: SweProject, no_doc
     (case,) = run.cases
     assert case.outcome == "skipped" and case.properties["reward"] == "0.0"
 
-    strict = swe_project.run("benchmarks/", "-k", "remote", "--swe-strict-datasets")
+    strict = swe_project.run("benchmarks/", "-k", "remote", "--swe-strict-datasets", subprocess=True)
     assert strict.result.ret != 0
     assert "dataset unavailable" in strict.result.stdout.str()
 

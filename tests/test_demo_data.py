@@ -159,7 +159,9 @@ def test_read_statuses_takes_the_summary_between_markers() -> None:
 def test_dataset_is_up_to_date(tmp_path: Path) -> None:
     """demo.jsonl and predictions-wrong.jsonl are exactly what make_rows.py builds from the sources."""
     make_rows = load_module(DEMO / "make_rows.py")
-    for written in make_rows.write(tmp_path):
+    written_files = make_rows.write(tmp_path)
+    assert sorted(p.name for p in written_files) == ["demo.jsonl", "predictions-wrong.jsonl"]
+    for written in written_files:
         committed = DEMO / written.name
         assert written.read_bytes() == committed.read_bytes(), (
             f"{committed} is stale: run python benchmarks/demo/make_rows.py"

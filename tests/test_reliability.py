@@ -186,7 +186,8 @@ def test_worker_sigkill_is_an_error_and_leaves_no_sandbox(
     (counter / "crashed").unlink()
     retried = swe_project.run("benchmarks/", "-n", "2", "-k", "calc", "--swe-retries", "1")
     assert retried.outcomes() == {"demo__calc-1": "passed"}
-    assert "RETRIED" in retried.result.stdout.str() or "retried" in retried.result.stdout.str()
+    # the crashed attempt is reported as "retried" (pytest_report_teststatus), not as an error
+    assert retried.result.parseoutcomes() == {"passed": 1, "retried": 1}, retried.result.stdout.str()[-2000:]
 
 
 SLOW_EVAL = ": '>>>>> Start Test Output'\nsleep 300"
@@ -344,7 +345,7 @@ def test_an_item_interrupted_in_teardown_is_not_a_testcase(swe_project: SweProje
 
     swe_project.demo("halfdone")
     (swe_project.path / "conftest.py").write_text(INTERRUPT_IN_TEARDOWN)
-    run = swe_project.run("benchmarks/", "-k", "calc or confkit")
+    run = swe_project.run("benchmarks/", "-k", "calc or confkit", subprocess=True)  # it signals itself
     assert run.junit.exists(), run.result.stdout.str()[-3000:]
     assert "KeyboardInterrupt" in run.result.stdout.str()
     testcases = [tc.get("name") for tc in ET.parse(run.junit).getroot().iter("testcase")]

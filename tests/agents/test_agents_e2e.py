@@ -377,7 +377,7 @@ def test_mini_swe_agent_resolves(
             },
             ["demo__routes-1"],
         )
-        run = swe_project.run("benchmarks/")
+        run = swe_project.run("benchmarks/", subprocess=True)  # LiteLLM reads its settings when imported
     assert run.outcomes() == {"demo__lru-1": "passed", "demo__routes-1": "passed"}, run.result.stdout.str()[
         -3000:
     ]

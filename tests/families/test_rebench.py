@@ -275,8 +275,10 @@ def test_an_empty_patch_never_resolves_and_a_log_without_markers_is_invalid() ->
 
 
 def test_local_rows_use_the_published_schema() -> None:
+    columns = load_module(LOCAL / "make_rows.py").COLUMNS
+    assert [row["instance_id"] for row in ROWS] == ["tinyworks__iniread-42", "tinyworks__unitconv-101"]
     for data in ROWS:
-        assert tuple(data) == load_module(LOCAL / "make_rows.py").COLUMNS
+        assert tuple(data) == columns
         assert isinstance(data["FAIL_TO_PASS"], list) and isinstance(data["install_config"], dict)
         assert data["docker_image"] is None and data["environment_setup_commit"] == data["base_commit"]
         rebench.V1_FAMILY.normalize(data, settings())
@@ -323,7 +325,8 @@ def test_keywords_select_these_families_benchmarks_offline(
     swe_project: SweProject, offline: Path, keyword: str, selected: set[str]
 ) -> None:
     """Offline, a Hugging Face benchmark collects as one skipped item; local ones list their rows."""
-    run = swe_project.run(str(BENCHMARKS), "-k", keyword, "--collect-only", "-q")
+    # Hugging Face libraries read HF_HOME and HF_HUB_OFFLINE when imported: a fresh interpreter
+    run = swe_project.run(str(BENCHMARKS), "-k", keyword, "--collect-only", "-q", subprocess=True)
     assert run.result.ret == 0, run.result.stdout.str()
     ids = [line for line in run.result.outlines if "::" in line]
     assert {line.split("::")[1] for line in ids} == selected

@@ -187,6 +187,7 @@ def test_whole_log_grading_and_a_failed_test_patch() -> None:
 
 def test_local_rows_use_the_published_schema() -> None:
     columns = load_module(LOCAL / "make_rows.py").COLUMNS
+    assert IDS == ["tinyworks__durations-7", "tinyworks__textgrid-15"]
     for data in ROWS:
         assert tuple(data) == columns
         assert isinstance(data["created_at"], int) and isinstance(data["install_config"]["test_cmd"], list)

@@ -305,6 +305,7 @@ def test_agent_repository_keeps_no_history(smith_repo: tuple[Path, str, str], tm
 
 
 def test_local_rows_use_the_published_schema() -> None:
+    assert len(IDS) == 2
     for data in ROWS:
         assert tuple(data) == load_module(LOCAL / "make_rows.py").COLUMNS
         assert data["repo"] == "swesmith/" + data["instance_id"].rsplit(".", 1)[0]

@@ -58,8 +58,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         source = getattr(params.get("case"), "source", None)
         if isinstance(source, str) and "/" in source and not source.startswith("fixture:"):
             needed.add(source.split("/", 1)[0])
-        elif item.name.startswith("test_agrees_with_official_on_every_log"):
-            needed.update(RUNNERS)
+        elif params.get("origin") in RUNNERS:
+            needed.add(params["origin"])
     session.config.stash[_NEEDED_RUNNERS] = needed
 
 

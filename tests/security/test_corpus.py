@@ -134,7 +134,9 @@ def test_corpus_every_honest_case_resolves(corpus_run: tuple[Replay, Replay]) ->
 def test_corpus_grading_rows_are_up_to_date(tmp_path: Path) -> None:
     """rows.jsonl of grading-local is exactly what its make_rows.py builds from the instance sources."""
     make_rows = load_module(GRADING_YAML.parent / "grading-local" / "make_rows.py")
-    for written in make_rows.write(tmp_path):
+    written_files = make_rows.write(tmp_path)
+    assert [p.name for p in written_files] == ["rows.jsonl"]
+    for written in written_files:
         committed = GRADING_YAML.parent / "grading-local" / written.name
         assert written.read_bytes() == committed.read_bytes(), (
             f"{committed} is stale: run python tests/security/data/grading-local/make_rows.py"

@@ -1,11 +1,14 @@
-"""Property-based tests: arbitrary rows, patches and logs always end in a classified outcome.
+"""Property-based tests: arbitrary rows, patches, logs and bundles give exactly the value the
+contract names.
 
-Row normalization gives a Task or a RowError naming a field; patch handling and the policy
-give a verdict (findings) for any text; nothing raises anything else.
+Row helpers give the cell's value or a RowError naming the field; a patch's bytes and digest are
+those of the bytes read; every file a test patch names is restored; a config edit steers pytest
+exactly when it touches pytest's sections or plugin entry points.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import string
 from typing import Any
@@ -28,6 +31,8 @@ from pytest_swe.api.task import Task
 from pytest_swe.grading import diff
 from pytest_swe.grading import logcheck
 from pytest_swe.grading.configfiles import steering_changed
+from pytest_swe.grading.configfiles import steering_view
+from pytest_swe.grading.diff import normalize
 from pytest_swe.grading.patching import apply_script
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
@@ -114,22 +119,97 @@ def test_swebench_normalize_gives_a_task_or_names_a_field(row: dict[str, Any]) -
     assert result.instance_id == row["instance_id"] and result.eval_script
 
 
+class Invalid(Exception):
+    """The value is not one the helper accepts: it must raise a RowError naming the field."""
+
+
+def _json_or_invalid(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise Invalid from None
+
+
+def _strings_or_invalid(value: Any) -> list[str]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise Invalid
+    return list(value)
+
+
+def expect_test_list(value: Any) -> list[str]:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return []
+    return _strings_or_invalid(_json_or_invalid(value.strip()) if isinstance(value, str) else value)
+
+
+def expect_optional_str(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise Invalid
+
+
+def expect_require_str(value: Any) -> str:
+    if isinstance(value, str) and value.strip():
+        return value
+    raise Invalid
+
+
+def expect_json_mapping(value: Any) -> dict[str, Any]:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return {}
+    decoded = _json_or_invalid(value) if isinstance(value, str) else value
+    if not isinstance(decoded, dict):
+        raise Invalid
+    return decoded
+
+
+def expect_str_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    return _strings_or_invalid(value)
+
+
+texts = st.lists(st.text(max_size=10), max_size=4)
+# Each row helper with the value it must give for a cell (or Invalid), and the field it names.
 HELPERS = [
-    lambda v: task_helpers.test_list(v, "F"),
-    lambda v: task_helpers.optional_str({"f": v}, "f"),
-    lambda v: task_helpers.require_str({"f": v}, "f"),
-    lambda v: task_helpers.json_mapping(v, "f"),
-    lambda v: task_helpers.str_list(v, "f"),
+    (lambda v: task_helpers.test_list(v, "F"), expect_test_list, "F"),
+    (lambda v: task_helpers.optional_str({"f": v}, "f"), expect_optional_str, "f"),
+    (lambda v: task_helpers.require_str({"f": v}, "f"), expect_require_str, "f"),
+    (lambda v: task_helpers.json_mapping(v, "f"), expect_json_mapping, "f"),
+    (lambda v: task_helpers.str_list(v, "f"), expect_str_list, "f"),
 ]
 
 
 @FAST
-@given(st.sampled_from(range(len(HELPERS))), values)
-def test_row_helpers_give_a_value_or_a_row_error(which: int, value: Any) -> None:
+@given(
+    st.sampled_from(range(len(HELPERS))),
+    st.one_of(values, texts, texts.map(json.dumps), test_ids.map(json.dumps)),
+)
+@example(0, '[" a::b ", "c"]')
+@example(3, '{"k": [1], "n": null}')
+@example(3, {"n": None})
+@example(4, [" a "])
+@example(4, " a ")
+@example(1, 7)
+@example(1, True)
+@example(2, " a ")
+@example(2, "  ")
+@example(4, ["", "b"])
+def test_row_helpers_give_the_value_or_a_row_error(which: int, value: Any) -> None:
+    """A valid cell gives exactly its value; any other raises a RowError naming the field."""
+    helper, expect, field_name = HELPERS[which]
     try:
-        HELPERS[which](value)
-    except RowError as exc:
-        assert exc.field in ("F", "f")
+        expected = expect(value)
+    except Invalid:
+        with pytest.raises(RowError) as raised:
+            helper(value)
+        assert raised.value.field == field_name
+        return
+    assert helper(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -164,35 +244,101 @@ patchish = st.lists(
 
 
 @FAST
-@given(st.one_of(any_text, patchish))
-def test_patch_handling_never_raises(patch: str) -> None:
-    data = patch_bytes(patch)
-    assert isinstance(data, bytes) and (data == b"" or data.endswith(b"\n"))
-    assert encode_patch(patch) == data[: len(encode_patch(patch))]
-    assert len(patch_sha256(patch)) == 64
-    assert "{path}" not in apply_script("/testbed")
-    protection = Protection.build(test_patch=patch, required_tests=["t::x"])
-    for part in diff.parse_patch(patch):
-        assert all(isinstance(p, str) for p in part.paths)
-        for path in part.paths:
-            found = why_neutralized(PathChange(path, "added"), protection, frozenset())
-            assert found is None or (isinstance(found, str) and found)
+@given(st.binary(max_size=200), st.data())
+@example(b"", None)
+@example(b"\xc3\xa9\xff\n", None)
+def test_patch_bytes_and_digest_are_those_of_the_bytes_read(data: bytes, draw: Any) -> None:
+    """A patch read from bytes (raw bytes kept as escapes) is written back byte for byte, ends with
+    exactly one added newline when it lacked one, and its digest is that of its bytes: a patch
+    differing in one byte has another digest."""
+    patch = data.decode("utf-8", errors="surrogateescape")
+    assert encode_patch(patch) == data
+    assert patch_bytes(patch) == (data + b"\n" if data and not data.endswith(b"\n") else data)
+    assert patch_sha256(patch) == hashlib.sha256(data).hexdigest()
+    if draw is not None and data:
+        at = draw.draw(st.integers(0, len(data) - 1))
+        other = bytearray(data)
+        other[at] = (other[at] + draw.draw(st.integers(1, 255))) % 256
+        assert patch_sha256(bytes(other).decode("utf-8", errors="surrogateescape")) != patch_sha256(patch)
 
 
 @FAST
-@given(
-    st.one_of(any_text, patchish), st.one_of(any_text, patchish), st.one_of(st.none(), st.integers(-300, 300))
+@given(any_text)
+@example("\ud800 lone high surrogate, \udcff escape")
+def test_any_patch_string_encodes_and_reads_back(patch: str) -> None:
+    """No string fails to encode: text is UTF-8, and a string holding a surrogate that is not a
+    byte escape is kept in its UTF-8 form, so it decodes back to the same string."""
+    data = encode_patch(patch)
+    if not any("\ud800" <= ch <= "\udfff" for ch in patch):
+        assert data == patch.encode("utf-8")
+    elif any("\ud800" <= ch <= "\udfff" and not "\udc80" <= ch <= "\udcff" for ch in patch):
+        assert data.decode("utf-8", errors="surrogatepass") == patch
+    assert patch_bytes(patch) == (data + b"\n" if data and not data.endswith(b"\n") else data)
+
+
+@FAST
+@given(st.one_of(any_text, patchish))
+@example("diff --git a/x b/y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n")
+@example(
+    'diff --git "a/my dir/x.py" "b/my dir/x.py"\n--- "a/my dir/x.py"\n+++ "b/my dir/x.py"\n@@ -1 +1 @@\n-a\n+b\n'
 )
-def test_log_checks_never_raise(log: str, script: str, code: int | None) -> None:
+def test_every_file_a_test_patch_names_is_restored(patch: str) -> None:
+    """Whatever the text, every repository path it may write is a file of the test patch when it
+    is the test patch: the strict policy restores each (none slips through unparsed)."""
+    assert "{path}" not in apply_script("/testbed")
+    protection = Protection.build(test_patch=patch, required_tests=["t::x"])
+    for part in diff.parse_patch(patch):
+        for path in part.paths:
+            assert isinstance(path, str)
+            if normalize(path) and not path.startswith("/") and ".." not in normalize(path).split("/"):
+                assert why_neutralized(PathChange(path, "added"), protection, frozenset()) == (
+                    "a file of the test patch"
+                ), path
+
+
+@FAST
+@given(st.one_of(any_text, patchish), st.one_of(any_text, patchish))
+def test_log_checks_find_exactly_the_forged_markers(log: str, script: str) -> None:
     findings = logcheck.forged_markers(log, script)
     budget = logcheck.marker_budget(script)
     # A marker is evidence exactly when the log holds it more often than the script can print it.
     assert {f.message.split("'")[1] for f in findings} == {m for m, n in budget.items() if log.count(m) > n}
-    assert isinstance(steering_changed("setup.cfg", log, script), bool)
-    assert isinstance(steering_changed("pyproject.toml", log, script), bool)
-    assert steering_changed("pyproject.toml", script, script) is False
-    parts = unbundle(log.encode("utf-8", errors="surrogatepass"))
-    assert all(isinstance(k, str) and isinstance(v, bytes) for k, v in parts.items())
+
+
+@FAST
+@given(
+    st.sampled_from(["setup.cfg", "pyproject.toml", "pytest.ini"]), st.one_of(any_text, patchish), any_text
+)
+@example("setup.cfg", "[flake8]\nmax-line-length = 9\n", "")
+@example("setup.cfg", "[options.entry_points]\nconsole_scripts = a = b:c\n", "")
+@example("pyproject.toml", "[project]\nname = 'x'\n", "")
+def test_a_pytest_section_added_to_a_config_file_always_steers(name: str, text: str, other: str) -> None:
+    """Appending a pytest section or a pytest plugin entry point is a change that steers pytest,
+    whatever the file held; an edit to another tool's entry points, in a file that parses, is not.
+    The comparison is symmetric and a file compared with itself has not changed. Files pytest
+    reads whole are compared by text."""
+    assert steering_changed(name, text, text) is False
+    assert steering_changed(name, text, other) == steering_changed(name, other, text)
+    if name == "pytest.ini":
+        assert steering_changed(name, text, text + "\n[pytest]\naddopts = -p zz_unlikely\n") is True
+        assert steering_changed(name, text, other) == (text != other)
+        return
+    section, entry_points = {
+        "setup.cfg": (
+            "\n[tool:pytest]\naddopts = -p zz_unlikely\n",
+            "\n[options.entry_points]\n{group} = x = {target}\n",
+        ),
+        "pyproject.toml": (
+            '\n[tool.pytest.ini_options]\naddopts = "-p zz_unlikely"\n',
+            '\n[project.entry-points.{group}]\nx = "{target}"\n',
+        ),
+    }[name]
+    assert steering_changed(name, text, text + section) is True
+    plugin = [text + entry_points.format(group="pytest11", target=t) for t in ("a:b", "c:d")]
+    assert steering_changed(name, *plugin) is True
+    script = [text + entry_points.format(group="console_scripts", target=t) for t in ("a:b", "c:d")]
+    if not any(isinstance(steering_view(name, t), tuple) for t in script):  # both parse
+        assert steering_changed(name, *script) is False
 
 
 segment = st.text(string.ascii_letters + string.digits + "_-. ", min_size=1, max_size=10).filter(
@@ -227,11 +373,16 @@ def test_a_conftest_is_named_however_the_diff_spells_it(
 
 @FAST
 @given(
-    st.lists(st.tuples(st.sampled_from(["head", "dirty", "new", "x y"]), st.binary(max_size=40)), max_size=5)
+    st.lists(st.tuples(st.sampled_from(["head", "dirty", "new", "x y"]), st.binary(max_size=40)), max_size=5),
+    st.binary(max_size=40),
 )
-def test_bundles_read_back_what_was_written(parts: list[tuple[str, bytes]]) -> None:
+@example([("head", b"ab")], b"head 2\nxx")
+def test_bundles_read_back_what_was_written(parts: list[tuple[str, bytes]], tail: bytes) -> None:
+    """Each part comes back whole (the last of a repeated name wins), and whatever follows a line
+    that names no size is not read as a part."""
     data = b"".join(f"{name} {len(body)}\n".encode() + body for name, body in parts)
     expected = {}
     for name, body in parts:
         expected[name] = body
     assert unbundle(data) == expected
+    assert unbundle(data + b"end\n" + tail) == expected

@@ -94,6 +94,7 @@ def test_eval_scripts_match_official_v4() -> None:
     )
     assert out.returncode == 0, out.stderr[-3000:]
     official = json.loads(out.stdout)
+    assert len(rows) == 2 and set(official) == {row["instance_id"] for row in rows}
     for row in rows:
         task = family.normalize(row, settings)
         assert task.eval_script == official[row["instance_id"]], row["instance_id"]

@@ -214,7 +214,9 @@ def test_table_language_matches_4_1_0() -> None:
     names = {"py": "python", "c": "c", "go": "go", "java": "java", "js": "javascript", "php": "php"}
     names |= {"rb": "ruby", "rs": "rust"}
     languages = _official_specs()["languages"]
-    for repo_name in known_repos() - known_repos("swe-gym"):
+    carried = known_repos() - known_repos("swe-gym")
+    assert carried == set(languages) - set(NOT_CARRIED) and len(carried) == 64
+    for repo_name in sorted(carried):
         versions = COLLECTIONS["multilingual"].get(repo_name) or COLLECTIONS["multimodal"].get(repo_name)
         versions = versions or COLLECTIONS["swe-bench"][repo_name]
         assert {spec.language for spec in versions.values()} == {names[languages[repo_name]]}, repo_name
@@ -258,6 +260,7 @@ def test_spec_fields_equal_4_1_0(repo_name: str, version: str) -> None:
 
 def test_every_4_1_0_version_is_carried() -> None:
     official = _official_specs()["specs"]
+    assert len(official) == 66 and set(NOT_CARRIED) <= set(official)
     for repo_name, versions in official.items():
         if repo_name in NOT_CARRIED:
             continue
