@@ -234,7 +234,11 @@ def test_ctrl_c_twice_keeps_every_finished_item_in_the_junit_file(
     name = f"twice{target}"
     slow_demo(swe_project, tmp_path, name, slow=2)
     run_dir, junit = tmp_path / "run", tmp_path / "rewards.xml"
-    proc = popen_pytest(swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={run_dir}", f"--junitxml={junit}")
+    # One item per scheduling step: otherwise xdist may hand both slow items to one worker in one
+    # batch, and the second never starts while the first hangs.
+    proc = popen_pytest(
+        swe_project, "benchmarks/", "-n", "2", "--maxschedchunk=1", f"--swe-run-dir={run_dir}", f"--junitxml={junit}"
+    )
     fast = len(DEMO_IDS) - 2
     assert wait_for(
         lambda: len(ledger_lines(run_dir)) == fast
