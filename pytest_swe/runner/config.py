@@ -251,6 +251,19 @@ def load_benchmark(
         raise ConfigError(validation_message(source, exc)) from None
 
 
+def peek_markers(path: Path) -> list[str]:
+    """The benchmark's ``markers`` (its own or an ``extends`` base's) without resolving anything."""
+    try:
+        layers = _file_layers(Path(path))
+    except ConfigError:
+        return []
+    for layer in reversed(layers):
+        markers = layer.get("markers")
+        if isinstance(markers, list):
+            return [m for m in markers if isinstance(m, str)]
+    return []
+
+
 def peek_name(path: Path) -> str:
     """The benchmark's name without resolving anything (for selection before loading)."""
     try:
