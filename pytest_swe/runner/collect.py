@@ -251,11 +251,12 @@ class Benchmark(pytest.Collector):
             yield item
 
 
-def swe_instance(swe_verdict: Any, swe_task: Any) -> None:
+def swe_instance(swe_verdict: Any, swe_task: Any, request: pytest.FixtureRequest) -> None:
     """One dataset row: resolved if the agent's patch passes the row's tests in a fresh sandbox."""
     from pytest_swe.runner.outcome import assert_resolved
+    from pytest_swe.runner.properties import get_record
 
-    assert_resolved(swe_verdict)
+    assert_resolved(swe_verdict, get_record(request.node).agent)
 
 
 class SweItem(pytest.Function):
