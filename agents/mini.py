@@ -8,8 +8,8 @@ the item's sandbox. Its trajectory is saved by mini-swe-agent itself after every
 Settings (the benchmark's ``agent`` section):
 ``config`` (mini-swe-agent config specs, merged in order; default ``[swebench.yaml]``),
 ``mini`` (a mapping merged last, with ``agent``/``model``/``environment`` sections), and
-the shared ``model``, ``base_url``, ``api_key_env``, ``temperature``, ``limits.{steps,cost,time}``,
-``budget.{cost,calls}``. ``patch: submission`` (default) grades what the agent submitted,
+the shared ``model``, ``base_url``, ``api_key_env``, ``temperature``, ``prices`` (USD per million
+tokens, for a model LiteLLM has no price for), ``limits.{steps,cost,time}``, ``budget.{cost,calls}``. ``patch: submission`` (default) grades what the agent submitted,
 or the sandbox's diff when it stopped without submitting; ``patch: diff`` always takes the diff.
 """
 
@@ -149,12 +149,24 @@ class ModelQueryFailed(Exception):
     """The model could not answer (endpoint down, 401, ...): an infrastructure error, not a failure."""
 
 
-class MeteredModel:
-    """Wraps a mini-swe-agent model: reserves each call in the run's budget, tells endpoint faults apart."""
+#: How mini-swe-agent's LiteLLM model starts the error it raises for a model it has no price for.
+COST_ERROR = "Error calculating cost for model"
 
-    def __init__(self, model: Any, budget: CallBudget | None) -> None:
+
+def _usage_of(extra: Mapping[str, Any]) -> dict[str, Any]:
+    response = extra.get("response")
+    usage = response.get("usage") if isinstance(response, dict) else None
+    return usage if isinstance(usage, dict) else {}
+
+
+class MeteredModel:
+    """Wraps a mini-swe-agent model: reserves each call in the run's budget, prices it with the
+    configured ``prices`` when there are any, tells endpoint faults from configuration faults."""
+
+    def __init__(self, model: Any, budget: CallBudget | None, endpoint: ModelEndpoint | None = None) -> None:
         self.model = model
         self.budget = budget
+        self.endpoint = endpoint
         self.prompt_tokens = 0
         self.completion_tokens = 0
 
@@ -169,23 +181,45 @@ class MeteredModel:
         try:
             message: dict[str, Any] = self.model.query(messages, **kwargs)
         except InterruptAgentFlow as exc:  # a format error: the call was made (and billed)
-            if self.budget is not None and exc.messages:
-                self.budget.charge(exc.messages[0].get("extra", {}).get("cost", 0.0))
+            if exc.messages:
+                extra = exc.messages[0].setdefault("extra", {})
+                self._price(extra)
+                if self.budget is not None:
+                    self.budget.charge(extra.get("cost", 0.0))
             raise
+        except RuntimeError as exc:
+            if str(exc).startswith(COST_ERROR):
+                raise ConfigError(
+                    f"agent 'mini-swe-agent': LiteLLM has no price for model {getattr(self.model.config, 'model_name', '?')!r}; "
+                    "give agent.prices: {input: USD, output: USD} per million tokens, or "
+                    "agent.mini.model.cost_tracking: ignore_errors"
+                ) from None
+            raise ModelQueryFailed(f"{type(exc).__name__}: {exc}") from exc
         except Exception as exc:  # litellm and the provider SDKs behind it raise types of their own
             status = getattr(exc, "status_code", None)
             where = f"HTTP {status}: " if status else ""
             raise ModelQueryFailed(f"{where}{type(exc).__name__}: {exc}") from exc
-        extra = message.get("extra", {})
+        extra = message.setdefault("extra", {})
+        self._price(extra)
         if self.budget is not None:
             self.budget.charge(extra.get("cost", 0.0))
-        usage = (
-            (extra.get("response") or {}).get("usage") if isinstance(extra.get("response"), dict) else None
-        )
-        if isinstance(usage, dict):
-            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        usage = _usage_of(extra)
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
         return message
+
+    def _price(self, extra: dict[str, Any]) -> None:
+        """With configured prices, a call costs its tokens at those prices (a server-reported cost wins)."""
+        if self.endpoint is None or not self.endpoint.prices:
+            return
+        usage = _usage_of(extra)
+        reported = usage.get("cost")
+        cost = self.endpoint.cost_of(
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+            float(reported) if isinstance(reported, (int, float)) else None,
+        )
+        extra["cost"] = cost or 0.0
 
 
 class MiniSweAgent:
@@ -232,6 +266,8 @@ class MiniSweAgent:
             kwargs["api_key"] = key
         if "temperature" in self.settings and self.settings["temperature"] is not None:
             kwargs["temperature"] = self.settings["temperature"]
+        if self.endpoint.prices:
+            config["cost_tracking"] = "ignore_errors"  # LiteLLM's price is not needed: ours is used
         config["model_kwargs"] = kwargs
         return config
 
@@ -252,7 +288,7 @@ class MiniSweAgent:
             deadline=time.monotonic() + limit,
         )
         try:
-            model = MeteredModel(get_model(config=self._model_config()), ctx.budget)
+            model = MeteredModel(get_model(config=self._model_config()), ctx.budget, self.endpoint)
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"agent 'mini-swe-agent': cannot build its model: {exc}") from None
         agent_config = dict(self.base_config.get("agent") or {})

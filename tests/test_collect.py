@@ -64,6 +64,20 @@ def test_markers_select_and_pass_strict_markers(swe_project: SweProject, no_dock
         assert len(benchmarks) == expected, (expr, benchmarks)
 
 
+def test_pytest_markers_lists_the_benchmarks_markers(swe_project: SweProject, no_docker: None) -> None:
+    """``pytest --markers`` collects nothing, yet lists each benchmark file's markers (an
+    ``extends`` base's too); a file the command line does not reach adds none."""
+    swe_project.demo("demo", extra="markers: [demo, python, tiny]\n")
+    swe_project.benchmark("_base", f"family: swe-bench\ndataset: {DEMO_JSONL}\nmarkers: [lite]\n")
+    swe_project.benchmark("lite", "extends: _base.yaml\n")
+    (swe_project.path / "elsewhere").mkdir()
+    (swe_project.path / "elsewhere" / "far.yaml").write_text(f"family: swe-bench\ndataset: {DEMO_JSONL}\nmarkers: [far]\n")
+    out = swe_project.run("benchmarks/", "--markers").result.stdout.str()
+    for marker, benchmark in (("demo", "demo"), ("tiny", "demo"), ("lite", "lite")):
+        assert f"@pytest.mark.{marker}: pytest-swe benchmark marker ({benchmark})" in out, out
+    assert "@pytest.mark.far:" not in out
+
+
 def test_report_header_shows_effective_config(swe_project: SweProject, no_docker: None) -> None:
     swe_project.demo()
     run = swe_project.run("benchmarks/", "--collect-only", "--swe-agent", "empty", "--swe-set", "timeouts.eval=9")

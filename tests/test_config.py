@@ -118,6 +118,37 @@ def test_validation_errors_name_the_path(tmp_path: Path, body: str, expected: st
     assert str(bench) in str(excinfo.value)
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("timeouts: {evl: 5}", "timeouts.evl: unknown key (did you mean 'eval'?)"),
+        ("timeoutz: {eval: 5}", "timeoutz: unknown key (did you mean 'timeouts'?)"),
+        ("limits: {memroy: 1g}", "limits.memroy: unknown key (did you mean 'memory'?)"),
+        ("network: {evall: false}", "network.evall: unknown key (did you mean 'eval'?)"),
+        ("dataset: {source: a.jsonl, splitt: test}", "dataset.splitt: unknown key (did you mean 'split'?)"),
+        ("build: {repo: r, dockerfil: []}", "build.dockerfil: unknown key (did you mean 'dockerfile'?)"),
+        (
+            "eval: {policy_options: {max_patch_byte: 5}}",
+            "eval.policy_options.max_patch_byte: unknown key (did you mean 'max_patch_bytes'?)",
+        ),
+    ],
+)
+def test_unknown_keys_suggest_the_closest_key_of_their_section(tmp_path: Path, body: str, expected: str) -> None:
+    base = {"family": "swe-bench", "dataset": "a.jsonl"}
+    text = "\n".join(f"{k}: {v}" for k, v in base.items() if k not in body.split(":")[0]) + "\n" + body + "\n"
+    with pytest.raises(ConfigError) as excinfo:
+        load_benchmark(write(tmp_path / "b.yaml", text))
+    assert expected in str(excinfo.value)
+
+
+def test_an_unknown_key_like_none_gets_no_suggestion(tmp_path: Path) -> None:
+    bench = write(tmp_path / "b.yaml", "family: swe-bench\ndataset: a.jsonl\ntimeouts: {zzzzzz: 5}\n")
+    with pytest.raises(ConfigError) as excinfo:
+        load_benchmark(bench)
+    assert "timeouts.zzzzzz: unknown key\n" in str(excinfo.value) + "\n"
+    assert "did you mean" not in str(excinfo.value)
+
+
 def test_malformed_yaml_names_file_and_line(tmp_path: Path) -> None:
     bench = write(tmp_path / "b.yaml", "family: swe-bench\ndataset: [unclosed\n")
     with pytest.raises(ConfigError, match=r"b\.yaml: line 3, column 1: invalid YAML"):

@@ -344,7 +344,9 @@ def test_commands_piped_to_a_closed_reader_exit_quietly(tmp_path: Path) -> None:
     [
         ("<testsuites><testsuite>", "no element found"),
         ("<html/>", "Invalid format"),
-        ("", "no element found"),
+        ("", "neither XML nor JSON lines; expected a JUnit XML file"),
+        ("not a ledger", "neither XML nor JSON lines; expected a JUnit XML file"),
+        ('{"nodeid": "a"}\nnot json\n{"nodeid": "b"}\n', "line 2 is not valid JSON; expected"),
     ],
 )
 def test_a_ledger_that_is_not_junit_is_reported_by_every_command(
@@ -355,7 +357,7 @@ def test_a_ledger_that_is_not_junit_is_reported_by_every_command(
     good, _ = shards(tmp_path)
     for command, prefix in [
         (["report", str(bad)], f"pytest-swe report: cannot read {bad}: "),
-        (["diff", str(good), str(bad)], "pytest-swe diff: cannot read a ledger: "),
+        (["diff", str(good), str(bad)], f"pytest-swe diff: cannot read {bad}: "),
         (["merge", str(tmp_path / "o.xml"), str(good), str(bad)], "pytest-swe merge: "),
         (["export", str(bad)], "pytest-swe export: "),
     ]:

@@ -24,6 +24,7 @@ from pytest_swe.api.errors import SweError
 from pytest_swe.api.family import marker_name
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.runner import options
+from pytest_swe.runner.config import peek_markers
 from pytest_swe.runner.config import peek_name
 from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.session import get_session
@@ -250,11 +251,12 @@ class Benchmark(pytest.Collector):
             yield item
 
 
-def swe_instance(swe_verdict: Any, swe_task: Any) -> None:
+def swe_instance(swe_verdict: Any, swe_task: Any, request: pytest.FixtureRequest) -> None:
     """One dataset row: resolved if the agent's patch passes the row's tests in a fresh sandbox."""
     from pytest_swe.runner.outcome import assert_resolved
+    from pytest_swe.runner.properties import get_record
 
-    assert_resolved(swe_verdict)
+    assert_resolved(swe_verdict, get_record(request.node).agent)
 
 
 class SweItem(pytest.Function):
@@ -298,6 +300,14 @@ class UnavailableItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, 0, self.name
+
+
+def register_benchmark_markers(config: pytest.Config) -> None:
+    """Register the ``markers`` of every benchmark file the command line would collect, so
+    ``pytest --markers`` lists them without collecting (collection registers them too)."""
+    for path in benchmark_files(config):
+        for marker in peek_markers(path):
+            register_marker(config, marker, f"pytest-swe benchmark marker ({peek_name(path)})")
 
 
 def register_marker(config: pytest.Config, name: str, description: str) -> None:

@@ -8,16 +8,19 @@ fails before any sandbox exists.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from typing import cast
+from typing import get_args
 
 import yaml
 from omegaconf import DictConfig
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
+from pydantic import BaseModel
 from pydantic import ValidationError
 
 from pytest_swe.api.errors import ConfigError
@@ -166,12 +169,41 @@ def _merge(layers: list[Mapping[str, Any]], source: str) -> DictConfig:
         raise ConfigError(f"{source}: cannot merge config{f' at {key}' if key else ''}: {exc.msg}") from None
 
 
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The settings model a field holds (``BuildSettings | None`` holds ``BuildSettings``)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        model = _model_of(arg)
+        if model is not None:
+            return model
+    return None
+
+
+def known_keys(loc: Iterable[Any], model: type[BaseModel] = BenchmarkSettings) -> list[str]:
+    """The keys the section at ``loc`` (e.g. ``("timeouts",)``) accepts; none for a free-form one."""
+    current: type[BaseModel] | None = model
+    for part in loc:
+        field = current.model_fields.get(str(part)) if current is not None else None
+        current = _model_of(field.annotation) if field is not None else None
+        if current is None:
+            return []
+    return list(current.model_fields) if current is not None else []
+
+
+def did_you_mean(key: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'eval'?)`` for a key close to one of ``choices``, else nothing."""
+    close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def validation_message(source: str, exc: ValidationError) -> str:
     lines = [f"{source}: invalid configuration:"]
     for error in exc.errors():
         path = ".".join(str(p) for p in error["loc"]) or "(top level)"
         if error["type"] == "extra_forbidden":
-            lines.append(f"  {path}: unknown key")
+            *section, key = error["loc"] or ("",)
+            lines.append(f"  {path}: unknown key{did_you_mean(str(key), known_keys(section))}")
         else:
             lines.append(f"  {path}: {error['msg']}")
     return "\n".join(lines)
@@ -217,6 +249,19 @@ def load_benchmark(
         return BenchmarkSettings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(validation_message(source, exc)) from None
+
+
+def peek_markers(path: Path) -> list[str]:
+    """The benchmark's ``markers`` (its own or an ``extends`` base's) without resolving anything."""
+    try:
+        layers = _file_layers(Path(path))
+    except ConfigError:
+        return []
+    for layer in reversed(layers):
+        markers = layer.get("markers")
+        if isinstance(markers, list):
+            return [m for m in markers if isinstance(m, str)]
+    return []
 
 
 def peek_name(path: Path) -> str:

@@ -110,7 +110,7 @@ def swe_task(request: pytest.FixtureRequest, swe_settings: BenchmarkSettings, sw
         task = swe_family.normalize(row, swe_settings)
     except RowError as exc:
         raise RowError(exc.field, exc.args[0], row=f"{row_name} of {swe_settings.dataset.source}") from None
-    record.task = task
+    record.task_read(task)
     return task
 
 

@@ -22,10 +22,61 @@ from pytest_swe.runner.properties import BENCHMARK
 from pytest_swe.runner.properties import OUTCOME
 from pytest_swe.runner.properties import RUN_LEVEL
 from pytest_swe.runner.properties import is_item
+from pytest_swe.runner.properties import item_key
 from pytest_swe.runner.properties import kept_sandboxes
 
 LEDGER_NAME = "ledger.jsonl"
 RUN_META_NAME = "run.json"
+RUNS_DIR = "swe-runs"
+LATEST_NAME = "latest"
+
+
+def point_latest(run_dir: Path) -> None:
+    """Make ``swe-runs/latest`` a relative symlink to ``run_dir``, replaced atomically.
+
+    Only for run directories directly under a ``swe-runs`` folder (the default place); a
+    ``latest`` that is not a symlink (a run named so) is left alone.
+    """
+    runs = run_dir.parent
+    latest = runs / LATEST_NAME
+    if runs.name != RUNS_DIR or run_dir.name == LATEST_NAME:
+        return
+    if latest.exists() and not latest.is_symlink():
+        return
+    tmp = runs / f".{LATEST_NAME}-{os.getpid()}"
+    try:
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(run_dir.name, target_is_directory=True)
+        os.replace(tmp, latest)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a file system without symlinks: the run goes on without one
+
+
+class LedgerFormatError(ValueError):
+    """A ledger line that is not a JSON object (other than a last line cut by a crash)."""
+
+
+def read_entries(path: Path) -> dict[str, dict[str, Any]]:
+    """The last recorded entry of every item in a ``ledger.jsonl`` (later lines win).
+
+    A last line that is not valid JSON was cut by a crash mid-write and is left out; any other
+    bad line raises :class:`LedgerFormatError` naming the file and the line.
+    """
+    entries: dict[str, dict[str, Any]] = {}
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                continue  # a line cut by a crash mid-write: that item simply runs again
+            raise LedgerFormatError(f"{path}: line {number} is not valid JSON") from None
+        if not isinstance(entry, dict) or "nodeid" not in entry:
+            raise LedgerFormatError(f"{path}: line {number} is not a ledger entry (no 'nodeid')")
+        entries[item_key(entry["nodeid"], entry.get("properties", {}))] = entry
+    return entries
 
 
 def describe_longrepr(report: pytest.TestReport) -> dict[str, Any]:
@@ -71,10 +122,17 @@ class Ledger:
         self.per_benchmark: dict[str, Counter[str]] = {}
         self.kept: list[str] = []
         self._fh: Any = None
+        self._dir_made = False
+
+    def _make_dir(self) -> None:
+        if not self._dir_made:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            point_latest(self.run_dir)
+            self._dir_made = True
 
     def _file(self) -> Any:
         if self._fh is None:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
+            self._make_dir()
             self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (kept open for the run)
         return self._fh
 
@@ -146,7 +204,7 @@ class Ledger:
                 if key != "started":
                     xml.add_global_property(key, str(value))
         if self.counts:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
+            self._make_dir()
             meta = {**meta, "finished": time.time(), "counts": dict(self.counts)}
             (self.run_dir / RUN_META_NAME).write_text(json.dumps(meta, indent=2, sort_keys=True))
 

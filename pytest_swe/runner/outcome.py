@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe.api.agent import AgentResult
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
@@ -38,8 +39,17 @@ def _test_line(test: str, verdict: Verdict) -> str:
     return f"    {test} ({status or 'not found in the log'})"
 
 
-def failure_message(verdict: Verdict) -> str:
-    """Which required tests failed, whether the patch applied, and where the logs are."""
+def agent_line(result: AgentResult) -> str:
+    """How the agent ended: exit status, steps, cost and its trajectory (where to look first)."""
+    cost = "n/a" if result.usage.cost is None else f"${result.usage.cost:.4f}"
+    line = f"  agent: exit {result.exit_status}, {result.steps} step(s), cost {cost}"
+    if result.trajectory_path:
+        line += f", trajectory {result.trajectory_path}"
+    return line
+
+
+def failure_message(verdict: Verdict, agent: AgentResult | None = None) -> str:
+    """Which required tests failed, whether the patch applied, how the agent ended, where the logs are."""
     counts = [
         f"{name} {len(g.success)}/{g.total} passed" for name, g in verdict.tests_status.items() if g.total
     ]
@@ -55,6 +65,8 @@ def failure_message(verdict: Verdict) -> str:
     else:
         applied = f"yes ({verdict.apply_method})" if verdict.patch_applied else "no"
     lines.append(f"  patch applied: {applied}")
+    if agent is not None:
+        lines.append(agent_line(agent))
     if verdict.tamper:
         lines.append("  tamper: " + "; ".join(verdict.tamper))
     if verdict.suspicious:
@@ -64,11 +76,11 @@ def failure_message(verdict: Verdict) -> str:
     return "\n".join(lines)
 
 
-def assert_resolved(verdict: Verdict) -> None:
+def assert_resolved(verdict: Verdict, agent: AgentResult | None = None) -> None:
     """Fail the item (JUnit ``<failure>``) unless the verdict is resolved."""
     __tracebackhide__ = True
     if not verdict.resolved:
-        pytest.fail(failure_message(verdict), pytrace=False)
+        pytest.fail(failure_message(verdict, agent), pytrace=False)
 
 
 def decide_outcome(

@@ -20,6 +20,7 @@ from pytest_swe.runner.collect import BenchmarkFile
 from pytest_swe.runner.collect import SweItem
 from pytest_swe.runner.collect import UnavailableItem
 from pytest_swe.runner.collect import is_benchmark_file
+from pytest_swe.runner.collect import register_benchmark_markers
 from pytest_swe.runner.collect import split_shard
 from pytest_swe.runner.header import header_lines
 from pytest_swe.runner.ledger import Ledger
@@ -107,6 +108,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _register_marker(config, family.name, "family")
     for provider in session.registry.providers.entries:
         _register_marker(config, provider, "provider")
+    if config.option.markers:  # `pytest --markers` lists markers without collecting
+        register_benchmark_markers(config)
     if not session.is_worker:
         ledger = Ledger(config, run.run_id, run_dir)
         config.stash[_ledger_key] = ledger

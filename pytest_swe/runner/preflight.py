@@ -34,6 +34,10 @@ class SwePredictionsWarning(pytest.PytestWarning):
     """Some predictions could not be used, or match no row of the benchmarks that read them."""
 
 
+class SweAgentWarning(pytest.PytestWarning):
+    """An agent's settings will not do what they seem to (e.g. its API key variable is unset)."""
+
+
 @dataclass(frozen=True)
 class Target:
     """One item that will run: its benchmark's settings and its instance id."""
@@ -71,7 +75,7 @@ def check(config: pytest.Config, session: SweSession, targets: list[Target]) -> 
     problems: list[str] = []
     problems += _check_predictions(config, session, targets)
     problems += _check_providers(session, targets)
-    problems += _check_endpoints(session, targets)
+    problems += _check_endpoints(config, session, targets)
     if problems:
         raise pytest.UsageError(
             "pytest-swe: no item was run:\n" + "\n".join(f"  {p}" for p in dict.fromkeys(problems))
@@ -239,17 +243,41 @@ def _proxied(host: str) -> bool:
     return proxy
 
 
-def _check_endpoints(session: SweSession, targets: list[Target]) -> list[str]:
+def unset_key_variable(agent: object) -> str | None:
+    """The name in the agent's ``api_key_env`` when that variable is unset (no auth header is sent)."""
+    from pytest_swe.agentkit.endpoint import ModelEndpoint
+
+    endpoint = agent.endpoint if isinstance(agent, CallsEndpoint) else None
+    if isinstance(endpoint, ModelEndpoint) and endpoint.api_key_env and endpoint.api_key() is None:
+        return endpoint.api_key_env
+    return None
+
+
+def _check_endpoints(config: pytest.Config, session: SweSession, targets: list[Target]) -> list[str]:
     urls: dict[str, list[str]] = {}
+    unset: dict[str, list[str]] = {}
     for settings in _distinct(targets).values():
         try:
             factory = session.registry.agents.get(settings.agent.name)
             agent = factory(settings.agent.model_dump())
         except Exception:
             continue  # a bad agent configuration is reported per item, with its reason
+        user = f"{settings.name} (agent {settings.agent.name})"
         url = endpoint_url(agent)
         if url:
-            urls.setdefault(url, []).append(f"{settings.name} (agent {settings.agent.name})")
+            urls.setdefault(url, []).append(user)
+        variable = unset_key_variable(agent)
+        if variable:
+            unset.setdefault(variable, []).append(user)
+    for variable, users in unset.items():
+        config.issue_config_time_warning(
+            SweAgentWarning(
+                f"agent.api_key_env names {variable}, which is not set: benchmark {', '.join(users)} will call "
+                f"its model without an API key; set {variable}, or agent.api_key_env=null for an endpoint "
+                "that needs none"
+            ),
+            stacklevel=2,
+        )
     problems = []
     for url, users in urls.items():
         problem = endpoint_problem(url)

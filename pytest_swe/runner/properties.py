@@ -50,6 +50,7 @@ PROPERTY_ORDER = (
     "family",
     "benchmark",
     "instance_id",
+    "repo",
     "agent",
     "provider",
     "dataset",
@@ -185,6 +186,7 @@ class ItemRecord:
     timings: dict[str, float] = field(default_factory=dict)
     verdict: Verdict | None = None
     task: Task | None = None
+    agent: AgentResult | None = None
     error_kind: str | None = None
     retryable: bool = False
     outcome: str | None = None
@@ -214,6 +216,7 @@ class ItemRecord:
 
     def agent_finished(self, result: AgentResult) -> None:
         """The agent's account: why it stopped, its steps and model usage, its files."""
+        self.agent = result
         self.properties.update(
             agent_exit_status=str(result.exit_status),
             agent_steps=result.steps,
@@ -248,6 +251,11 @@ class ItemRecord:
         self.verdict = verdict
         self.properties.update(verdict_properties(verdict))
         self.properties["verdict_path"] = str(verdict_path)
+
+    def task_read(self, task: Task) -> None:
+        """The row's task: kept for the reward hook; its repository is a property to group by."""
+        self.task = task
+        self.properties["repo"] = task.repo or ""
 
     def default(self, name: str, value: Any) -> None:
         """Set a property the fixtures did not (an item that never read its row has no benchmark)."""

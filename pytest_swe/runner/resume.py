@@ -9,7 +9,6 @@ more times, and record every attempt's error kind.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,9 @@ from _pytest._code.code import ReprFileLocation
 from _pytest._code.code import ReprTraceback
 
 from pytest_swe.runner.ledger import LEDGER_NAME
+from pytest_swe.runner.ledger import LedgerFormatError
 from pytest_swe.runner.ledger import describe_longrepr
+from pytest_swe.runner.ledger import read_entries
 from pytest_swe.runner.properties import RUN_ID
 from pytest_swe.runner.properties import item_key
 
@@ -41,19 +42,10 @@ def load_ledger(run_dir: Path, *, reader: str = "--swe-resume") -> dict[str, dic
         raise pytest.UsageError(
             f"{reader} {run_dir}: no {LEDGER_NAME} there (not a pytest-swe run directory?)"
         )
-    entries: dict[str, dict[str, Any]] = {}
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):
-                continue  # a line cut by a crash mid-write: that item simply runs again
-            raise pytest.UsageError(f"{path}: line {number} is not valid JSON") from None
-        entries[item_key(entry["nodeid"], entry.get("properties", {}))] = entry
-    return entries
+    try:
+        return read_entries(path)
+    except LedgerFormatError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def finished_entries(run_dir: Path) -> dict[str, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The ``pytest-swe`` command: reports from JUnit ledgers, sandbox reaping, image building."""
+"""The ``pytest-swe`` command: reports from ledgers, sandbox reaping, image building."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         try:
             cases += report.read_cases(Path(path))
         except report.LEDGER_ERRORS as exc:
-            print(f"pytest-swe report: cannot read {path}: {exc}", file=sys.stderr)
+            print(f"pytest-swe report: cannot read {report.describe_error(path, exc)}", file=sys.stderr)
             return 2
     if not cases:
         print("pytest-swe report: no pytest-swe testcases (with a 'reward' property) found", file=sys.stderr)
@@ -166,11 +166,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_diff(args: argparse.Namespace) -> int:
     from pytest_swe.tools import ledger_tools
 
-    try:
-        a_cases, b_cases = report.read_cases(Path(args.a)), report.read_cases(Path(args.b))
-    except report.LEDGER_ERRORS as exc:
-        print(f"pytest-swe diff: cannot read a ledger: {exc}", file=sys.stderr)
-        return 2
+    sides = []
+    for path in (args.a, args.b):
+        try:
+            sides.append(report.read_cases(Path(path)))
+        except report.LEDGER_ERRORS as exc:
+            print(f"pytest-swe diff: cannot read {report.describe_error(path, exc)}", file=sys.stderr)
+            return 2
+    a_cases, b_cases = sides
     diff = ledger_tools.diff_cases(a_cases, b_cases, a_name=args.a, b_name=args.b)
     if args.json:
         print(json.dumps(diff.as_dict(), indent=2, sort_keys=True))
@@ -233,10 +236,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-swe", description="pytest-swe: SWE benchmark harness tools")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("report", help="resolved rates from JUnit reward ledgers")
-    p.add_argument("files", nargs="+", help="JUnit XML files written with --junitxml")
+    ledgers = "JUnit XML files (--junitxml), ledger.jsonl files or run directories"
+    p = sub.add_parser("report", help="resolved rates from ledgers")
+    p.add_argument("files", nargs="+", help=ledgers)
     p.add_argument(
-        "--by", default="family", help="group by this property (family, benchmark, repo, agent, ...)"
+        "--by",
+        default="family",
+        choices=report.GROUP_BY,
+        help="group by this property of the items (default: family)",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_report)
@@ -277,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_images)
 
     p = sub.add_parser("export", help="write the official SWE-bench run report (and per-instance reports)")
-    p.add_argument("files", nargs="+", help="JUnit XML ledgers of one model's run (shards are joined)")
+    p.add_argument("files", nargs="+", help=f"{ledgers} of one model's run (shards are joined)")
     p.add_argument(
         "--format", default="swebench", choices=["swebench"], help="report format (default: swebench)"
     )
@@ -301,8 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("diff", help="instances that flipped between two ledgers (exit 1 when any did)")
-    p.add_argument("a", help="JUnit XML ledger of run A (before)")
-    p.add_argument("b", help="JUnit XML ledger of run B (after)")
+    p.add_argument("a", help="ledger of run A (before): a JUnit XML file, a ledger.jsonl or a run directory")
+    p.add_argument("b", help="ledger of run B (after)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_diff)
 
@@ -311,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "inputs",
         nargs="+",
-        help="JUnit XML ledgers; for a repeated instance a graded outcome beats "
+        help=f"{ledgers}; for an instance repeated by one agent a graded outcome beats "
         "an error, an error beats a skip, and a later file wins ties",
     )
     p.set_defaults(func=_cmd_merge)

@@ -206,8 +206,9 @@ def build_export(
     cases: list[Case] = []
     suite_run_ids: list[str] = []
     for path in files:
-        cases += report.read_cases(path)
-        suite_run_ids += report.read_suite_properties(path).get("run_id", "").split(",")
+        ledger = report.read_ledger(path)
+        cases += ledger.cases
+        suite_run_ids += ledger.properties.get("run_id", "").split(",")
     warnings: list[str] = []
     unique, dropped = report.unique_cases(cases)
     if dropped:

@@ -1,7 +1,8 @@
-"""Tools over finished JUnit ledgers: join shard files into one, and compare two runs.
+"""Tools over finished ledgers: join shard files into one JUnit file, and compare two runs.
 
-Both key a pytest-swe testcase by (benchmark, instance id), so the same instance in two files
-is recognised whatever its node id, and both settle duplicates with the rule of
+Inputs are anything :func:`pytest_swe.tools.report.read_ledger` reads. A merge keys a pytest-swe
+testcase by (agent, benchmark, instance id) and a diff by (benchmark, instance id), so the same
+instance in two files is recognised whatever its node id, and both settle duplicates with the rule of
 :data:`pytest_swe.tools.report.OUTCOME_RANK` (graded beats error beats skipped; later wins ties).
 """
 
@@ -12,7 +13,13 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from junitparser import Error
+from junitparser import Failure
 from junitparser import JUnitXml
+from junitparser import Properties
+from junitparser import Property
+from junitparser import Skipped
+from junitparser import TestCase
 from junitparser import TestSuite
 
 from pytest_swe.tools import report
@@ -38,7 +45,7 @@ class MergeResult:
 
 def _merge_key(case: Case) -> tuple[str, ...]:
     if "reward" in case.properties:
-        return ("swe", *case.key)
+        return ("swe", *case.run_key)
     return ("test", case.classname, case.name)
 
 
@@ -65,8 +72,7 @@ def merge_ledgers(inputs: list[Path], output: Path) -> MergeResult:
     timestamps: list[str] = []
     hostnames: list[str] = []
     for path in inputs:
-        xml = JUnitXml.fromfile(str(path))
-        for suite in xml if isinstance(xml, JUnitXml) else [xml]:
+        for suite in _input_suites(path):
             names.append(suite.name or "pytest")
             if suite.timestamp:
                 timestamps.append(suite.timestamp)
@@ -115,6 +121,40 @@ def merge_ledgers(inputs: list[Path], output: Path) -> MergeResult:
     output.parent.mkdir(parents=True, exist_ok=True)
     xml_out.write(str(output))
     return result
+
+
+def _input_suites(path: Path) -> list[Any]:
+    """A merge input's suites: a JUnit file's as written, a ``ledger.jsonl``'s rebuilt from its cases."""
+    if report.is_junit(path):
+        xml = JUnitXml.fromfile(str(path))
+        return list(xml) if isinstance(xml, JUnitXml) else [xml]
+    data = report.read_ledger(path)
+    suite = TestSuite("pytest")
+    for name, value in data.properties.items():
+        suite.add_property(name, value)
+    for case in data.cases:
+        suite.add_testcase(_element(case))
+    return [suite]
+
+
+_RESULT_ELEMENTS = {"failed": Failure, "error": Error, "skipped": Skipped}
+
+
+def _element(case: Case) -> Any:
+    """The JUnit testcase of a case read from a ``ledger.jsonl``, as pytest would have written it."""
+    element: Any = TestCase(case.name, classname=case.classname)  # junitparser's append is untyped
+    props = Properties()  # type: ignore[no-untyped-call]  # junitparser leaves it unannotated
+    for name, value in case.properties.items():
+        props.add_property(Property(name, value))
+    element.append(props)
+    result = _RESULT_ELEMENTS.get(case.outcome)
+    if result is not None:
+        first_line = case.message.splitlines()[0] if case.message else ""
+        item = result(first_line)
+        if result is not Skipped:
+            item.text = case.message
+        element.result = [item]
+    return element
 
 
 # --- diff -------------------------------------------------------------------------------------
@@ -245,9 +285,10 @@ def format_diff(diff: LedgerDiff) -> list[str]:
 
     lines = []
     for side, stats in (("A", diff.a), ("B", diff.b)):
-        rate = "n/a" if stats["resolved_rate"] is None else f"{100 * stats['resolved_rate']:.1f}%"
         lines.append(
-            f"{side}: {stats['name']}: resolved {stats['resolved']}/{stats['graded']} ({rate}), "
+            f"{side}: {stats['name']}: resolved {stats['resolved']}/{stats['graded']} "
+            f"({report.percent(stats['resolved_rate'])} of graded; "
+            f"{report.percent(stats['resolved_rate_total'])} of {stats['total']}), "
             f"unresolved {stats['unresolved']}, errors {stats['errors']}, skipped {stats['skipped']}"
         )
     titles = {

@@ -1,7 +1,12 @@
-"""Reading JUnit reward ledgers back: per-item records and resolved rates."""
+"""Reading ledgers back: per-item records and resolved rates.
+
+A ledger is a JUnit XML file written with ``--junitxml``, a run's ``ledger.jsonl``, or the run
+directory holding it; :func:`read_ledger` turns each into the same :class:`Case` records.
+"""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field
@@ -15,6 +20,12 @@ from junitparser import JUnitXmlError
 from junitparser import Properties
 from junitparser import Skipped
 from junitparser import TestSuite
+
+from pytest_swe.runner.ledger import LEDGER_NAME
+from pytest_swe.runner.ledger import LedgerFormatError
+from pytest_swe.runner.ledger import read_entries
+from pytest_swe.runner.properties import RUN_ID
+from pytest_swe.runner.properties import RUN_LEVEL
 
 
 @dataclass
@@ -33,8 +44,18 @@ class Case:
         return self.properties.get("instance_id") or self.name
 
     @property
+    def agent(self) -> str:
+        return self.properties.get("agent", "")
+
+    @property
     def key(self) -> tuple[str, str]:
+        """The instance: what two runs being compared have in common."""
         return (self.properties.get("benchmark", ""), self.instance_id)
+
+    @property
+    def run_key(self) -> tuple[str, str, str]:
+        """One agent's attempt at an instance: what a report or a merge counts once."""
+        return (self.agent, *self.key)
 
 
 def _outcome(case: Any) -> tuple[str, str]:
@@ -68,31 +89,113 @@ def case_properties(case: Any) -> dict[str, str]:
     return {p.name: p.value for p in props} if props is not None else {}
 
 
+class NotALedger(ValueError):
+    """A path that is none of the ledgers the tools read; the message names it and what was expected."""
+
+
+def describe_error(path: Path | str, exc: BaseException) -> str:
+    """``<path>: <why>`` for an error of reading a ledger (a :class:`NotALedger` names its path already)."""
+    return str(exc) if isinstance(exc, NotALedger) else f"{path}: {exc}"
+
+
 #: What reading a ledger can raise: no such file, malformed XML (ElementTree's and lxml's parse
-#: errors are both SyntaxErrors), a root that is not JUnit, a value that is not a number.
+#: errors are both SyntaxErrors), a root that is not JUnit, a value that is not a number, a
+#: ``ledger.jsonl`` line that is not an entry, a file that is no ledger at all.
 LEDGER_ERRORS: tuple[type[Exception], ...] = (OSError, SyntaxError, JUnitXmlError, ValueError)
+
+EXPECTED = f"a JUnit XML file (--junitxml), a {LEDGER_NAME} or a run directory holding one"
+
+
+@dataclass
+class LedgerData:
+    """What one ledger holds: its pytest-swe cases and its run-level (suite) properties."""
+
+    cases: list[Case]
+    properties: dict[str, str]
+
+
+def read_ledger(path: Path) -> LedgerData:
+    """Read a JUnit file, a ``ledger.jsonl`` or a run directory into :class:`Case` records."""
+    path = Path(path)
+    if path.is_dir():
+        inner = path / LEDGER_NAME
+        if not inner.is_file():
+            raise NotALedger(f"{path}: a directory without {LEDGER_NAME}; expected {EXPECTED}")
+        return _read_jsonl(inner)
+    head = _head(path)
+    if head.startswith(b"<"):
+        return _read_junit(path)
+    if head.startswith(b"{"):
+        return _read_jsonl(path)
+    raise NotALedger(f"{path}: neither XML nor JSON lines; expected {EXPECTED}")
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(512).lstrip()
+
+
+def is_junit(path: Path) -> bool:
+    """Whether ``path`` is an XML file (what :func:`read_ledger` reads as JUnit)."""
+    return Path(path).is_file() and _head(path).startswith(b"<")
 
 
 def read_cases(path: Path) -> list[Case]:
-    """Every testcase carrying a ``reward`` property (pytest-swe items) in a JUnit file."""
-    xml = JUnitXml.fromfile(str(path))
-    cases = []
-    for suite in _suites(xml):
-        for case in suite:
-            props = case_properties(case)
-            if "reward" not in props:
-                continue
-            outcome, message = _outcome(case)
-            cases.append(Case(case.name, case.classname or "", outcome, props, message))
-    return cases
+    """Every pytest-swe item (a testcase with a ``reward`` property) of a ledger."""
+    return read_ledger(path).cases
 
 
 def read_suite_properties(path: Path) -> dict[str, str]:
+    return read_ledger(path).properties
+
+
+def _read_junit(path: Path) -> LedgerData:
     xml = JUnitXml.fromfile(str(path))
+    cases = []
     props: dict[str, str] = {}
     for suite in _suites(xml):
         props.update(suite_properties(suite))
-    return props
+        for case in suite:
+            case_props = case_properties(case)
+            if "reward" not in case_props:
+                continue
+            outcome, message = _outcome(case)
+            cases.append(Case(case.name, case.classname or "", outcome, case_props, message))
+    return LedgerData(cases, props)
+
+
+def junit_names(nodeid: str) -> tuple[str, str]:
+    """The (classname, name) pytest's JUnit writer gives a node id."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    names[-1] += bracket + params
+    return ".".join(names[:-1]), names[-1]
+
+
+def _read_jsonl(path: Path) -> LedgerData:
+    try:
+        entries = read_entries(path)
+    except UnicodeDecodeError:
+        raise NotALedger(f"{path}: not text; expected {EXPECTED}") from None
+    except LedgerFormatError as exc:
+        raise NotALedger(f"{exc}; expected {EXPECTED}") from None
+    cases = []
+    for entry in entries.values():
+        props = {str(k): "" if v is None else str(v) for k, v in (entry.get("properties") or {}).items()}
+        if "reward" not in props:
+            continue
+        classname, name = junit_names(str(entry["nodeid"]))
+        outcome, message = str(entry.get("outcome", "")), str(entry.get("message", ""))
+        if outcome == "skipped":
+            message = message.removeprefix("Skipped: ")  # as pytest's JUnit writer states a skip
+        cases.append(Case(name, classname, outcome, props, message))
+    run_level: dict[str, set[str]] = {}
+    for case in cases:
+        for key in (*RUN_LEVEL, RUN_ID):
+            if case.properties.get(key):
+                run_level.setdefault(key, set()).add(case.properties[key])
+    return LedgerData(cases, {key: ",".join(sorted(values)) for key, values in run_level.items()})
 
 
 #: When one instance appears more than once (shards that overlap, a retried run), the case kept is
@@ -107,15 +210,15 @@ def supersedes(new: Case, old: Case) -> bool:
 
 
 def unique_cases(cases: list[Case]) -> tuple[list[Case], list[tuple[Case, Case]]]:
-    """One case per (benchmark, instance) by :data:`OUTCOME_RANK`; also the (kept, dropped) pairs."""
-    kept: dict[tuple[str, str], Case] = {}
+    """One case per (agent, benchmark, instance) by :data:`OUTCOME_RANK`; also the (kept, dropped) pairs."""
+    kept: dict[tuple[str, str, str], Case] = {}
     dropped: list[tuple[Case, Case]] = []
     for case in cases:
-        old = kept.get(case.key)
+        old = kept.get(case.run_key)
         if old is None:
-            kept[case.key] = case
+            kept[case.run_key] = case
         elif supersedes(case, old):
-            kept[case.key] = case
+            kept[case.run_key] = case
             dropped.append((case, old))
         else:
             dropped.append((old, case))
@@ -140,6 +243,7 @@ def summarize(cases: list[Case], by: str | None = None) -> dict[str, Any]:
             "skipped": counts["skipped"],
             "graded": graded,
             "resolved_rate": round(counts["passed"] / graded, 4) if graded else None,
+            "resolved_rate_total": round(counts["passed"] / len(group), 4) if group else None,
             "reward_sum": round(sum(float(c.properties.get("reward", 0) or 0) for c in group), 4),
             "error_kinds": dict(errors),
             "agent_exit_statuses": dict(exit_statuses),
@@ -154,20 +258,22 @@ def summarize(cases: list[Case], by: str | None = None) -> dict[str, Any]:
     return result
 
 
+#: What ``report --by`` groups by: properties every pytest-swe item records.
+GROUP_BY = ("family", "benchmark", "repo", "agent", "model", "provider", "dataset", "split", "error_kind")
+
+
 def _group_value(case: Case, by: str) -> str:
-    if by == "repo":
-        repo = case.properties.get("repo")
-        if repo:
-            return repo
-        instance = case.instance_id
-        return instance.rsplit("-", 1)[0] if "-" in instance else instance
     return case.properties.get(by, "") or "(none)"
 
 
+def percent(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{100 * rate:.1f}%"
+
+
 def format_stats(name: str, stats: dict[str, Any]) -> str:
-    rate = "n/a" if stats["resolved_rate"] is None else f"{100 * stats['resolved_rate']:.1f}%"
     line = (
-        f"{name:<28} resolved {stats['resolved']:>5}/{stats['graded']:<5} {rate:>7}   "
+        f"{name:<28} resolved {stats['resolved']:>5}/{stats['graded']:<5} {percent(stats['resolved_rate']):>7} "
+        f"of graded, {stats['resolved']:>5}/{stats['total']:<5} {percent(stats['resolved_rate_total']):>7} of total   "
         f"unresolved {stats['unresolved']:>5}   errors {stats['errors']:>4}   skipped {stats['skipped']:>4}"
     )
     if stats["error_kinds"]:
