@@ -214,10 +214,7 @@ class Progress:
                 "passed",
                 None,
                 phase,  # type: ignore[arg-type]  # a step inside setup, named as --durations prints it
-                [],
-                seconds,
-                0.0,
-                0.0,
+                duration=seconds,
             )
             # "": the key of passed setup/teardown reports, which the summary line does not count.
             tr.stats.setdefault("", []).append(entry)
@@ -250,7 +247,11 @@ class Progress:
     def _redraws(self, tr: Any) -> bool:
         if self.mode == "live":
             return True
-        return self.mode == "auto" and bool(getattr(tr, "isatty", False)) and self.config.get_verbosity() <= 0
+        return (
+            self.mode == "auto"
+            and bool(getattr(tr, "isatty", False))
+            and (self.config.getoption("verbose") or 0) <= 0
+        )
 
     def _draw(self) -> None:
         tr = self._reporter()
@@ -261,7 +262,8 @@ class Progress:
             if getattr(tr, "isatty", False):
                 # Erase to the end of the line rather than pad it: pytest's next letters then follow the
                 # line, and never reach the last column, where the terminal would wrap them onto a new row.
-                tr.write("\r" + self.line() + "\x1b[K")
+                # The last item's state ends its line: pytest's closing [100%] goes on the next one.
+                tr.write("\r" + self.line() + "\x1b[K" + ("\n" if done == self.total else ""))
             else:
                 tr.rewrite(self.line(), erase=True)
             self._printed = done
