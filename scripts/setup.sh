@@ -3,8 +3,8 @@
 #   the Docker engine (installed and started if absent), the package and its extras,
 #   the base image (built without a registry when none is reachable) and the images of
 #   the local benchmarks. With --tests, also what the test suite needs: the official
-#   `swebench` package in its own virtual environments and the test runners the
-#   parser tests drive.
+#   `swebench` package in its own virtual environments, the test runners the
+#   parser tests drive, and tmux (a real terminal for the live status line's test).
 #
 #   bash scripts/setup.sh           # to run benchmarks
 #   bash scripts/setup.sh --tests   # to run the test suite
@@ -37,6 +37,8 @@ if [ "$LINT" = 0 ]; then
   command -v debootstrap >/dev/null || need_apt+=(debootstrap)
 fi
 command -v git >/dev/null || need_apt+=(git)
+# tmux: the test of the live status line drives a real terminal.
+[ "$TESTS" = 1 ] && ! command -v tmux >/dev/null && need_apt+=(tmux)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]}"
   $SUDO apt-get update -qq

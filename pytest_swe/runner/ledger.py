@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 import pytest_swe
-from pytest_swe.runner.properties import BENCHMARK
 from pytest_swe.runner.properties import OUTCOME
 from pytest_swe.runner.properties import RUN_LEVEL
 from pytest_swe.runner.properties import is_item
@@ -119,7 +118,6 @@ class Ledger:
         self._phases: dict[str, dict[str, pytest.TestReport]] = {}
         self.run_values: dict[str, set[str]] = {key: set() for key in RUN_LEVEL}
         self.counts: Counter[str] = Counter()
-        self.per_benchmark: dict[str, Counter[str]] = {}
         self.kept: list[str] = []
         self._fh: Any = None
         self._dir_made = False
@@ -179,7 +177,6 @@ class Ledger:
             if props.get(key):
                 self.run_values[key].add(str(props[key]))
         self.counts[outcome] += 1
-        self.per_benchmark.setdefault(str(props.get(BENCHMARK, "")), Counter())[outcome] += 1
         self.kept += kept_sandboxes(props)
 
     def metadata(self) -> dict[str, Any]:
@@ -208,21 +205,11 @@ class Ledger:
             meta = {**meta, "finished": time.time(), "counts": dict(self.counts)}
             (self.run_dir / RUN_META_NAME).write_text(json.dumps(meta, indent=2, sort_keys=True))
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def summary_lines(self) -> list[str]:
+        """Where the run's ledger is and which sandboxes were kept (the end of the terminal summary)."""
         if not self.counts:
-            return
-        tr = terminalreporter
-        tr.section("pytest-swe")
-        for benchmark, counts in sorted(self.per_benchmark.items()):
-            graded = counts["passed"] + counts["failed"] + counts["error"]
-            rate = f"{100 * counts['passed'] / graded:.1f}%" if graded else "n/a"
-            tr.write_line(
-                f"{benchmark}: resolved {counts['passed']}/{graded} ({rate}), unresolved {counts['failed']}, "
-                f"errors {counts['error']}, skipped {counts['skipped']}"
-            )
-        tr.write_line(f"run {self.run_id}: ledger {self.path}")
-        for line in self.kept:
-            tr.write_line(f"kept sandbox {line}")
+            return []
+        return [f"run {self.run_id}: ledger {self.path}", *(f"kept sandbox {line}" for line in self.kept)]
 
     def close(self) -> None:
         if self._fh is not None:

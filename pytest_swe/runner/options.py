@@ -66,6 +66,18 @@ OPTIONS: tuple[Option, ...] = (
         default=False,
     ),
     Option(
+        "--swe-progress",
+        "the live status line: auto (redrawn on a terminal, a line every N items otherwise), live, lines, none",
+        metavar="auto|live|lines|none",
+    ),
+    Option(
+        "--swe-progress-every",
+        "print the status line every N finished items when it is not redrawn in place",
+        "int",
+        "N",
+        10,
+    ),
+    Option(
         "--swe-benchmark-files",
         "glob patterns of benchmark files to collect (besides files named on the command line)",
         "list",

@@ -15,6 +15,7 @@ from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import cleanup
 from pytest_swe.runner import interrupt
 from pytest_swe.runner import options
+from pytest_swe.runner import progress
 from pytest_swe.runner import retry
 from pytest_swe.runner.collect import BenchmarkFile
 from pytest_swe.runner.collect import SweItem
@@ -44,6 +45,7 @@ from pytest_swe.runner.xdist import will_run
 
 _reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
 _ledger_key = pytest.StashKey[Ledger]()
+_progress_key = pytest.StashKey[progress.Progress]()
 _reruns = retry.Reruns()
 
 
@@ -114,6 +116,8 @@ def pytest_configure(config: pytest.Config) -> None:
         ledger = Ledger(config, run.run_id, run_dir)
         config.stash[_ledger_key] = ledger
         config.pluginmanager.register(ledger, "swe-ledger")
+        live = config.stash[_progress_key] = progress.Progress(config)
+        config.pluginmanager.register(live, "swe-progress")
         # The controller's xdist hooks are optional: without xdist it is this process.
         config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
     interrupt.install_signal_handlers(config)
@@ -194,8 +198,8 @@ def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] 
     if str(report.outcome) == "retried":  # set by XdistController.pytest_handlecrashitem
         return "retried", "R", "RETRIED"
     if is_crash_report(report):
-        return "error", "E", "ERROR"  # a crashed worker's item: an infrastructure error, as in the JUnit file
-    return None
+        return "error", "E", "ERROR worker_crashed"  # an infrastructure error, as in the JUnit file
+    return progress.teststatus(report)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -211,6 +215,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         item_properties(item, reports, retry.attempts_of(item))
     report = yield
     item.stash.setdefault(_reports_key, {})[call.when] = report
+    word = progress.status_word(call.when, report, record)
+    if word:
+        report.swe_status = word  # read by pytest_report_teststatus (and kept by xdist)
     if call.when == "call" and report.failed and record.verdict is not None and not record.verdict.resolved:
         retry.no_rerun_of_clean_failure(item)
     return report
@@ -242,8 +249,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The pytest-swe section: the live line's last state, the table per benchmark, the ledger."""
     ledger = config.stash.get(_ledger_key, None)
-    if ledger is not None and ledger.kept:
+    if ledger is None or not ledger.counts:
+        return
+    terminalreporter.section("pytest-swe")
+    config.stash[_progress_key].write_summary(terminalreporter)
+    for line in ledger.summary_lines():
+        terminalreporter.write_line(line)
+    if ledger.kept:
         terminalreporter.write_line(
             f"remove the kept sandboxes with: pytest-swe reap --kept --run {ledger.run_id}"
         )

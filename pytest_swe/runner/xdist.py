@@ -33,6 +33,11 @@ def is_crash_report(report: pytest.TestReport) -> bool:
     )
 
 
+def is_benchmark_nodeid(nodeid: str) -> bool:
+    """Whether a collected node id (all a controller gets of a worker's items) is a benchmark item."""
+    return ".yaml::" in nodeid or ".yml::" in nodeid
+
+
 class XdistController:
     """Hands the run's identity to workers; reaps a crashed worker's sandboxes at once; on Ctrl-C
     stops the run at once. Registered in the ledger process with or without xdist."""
@@ -78,7 +83,7 @@ class XdistController:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        if any(".yaml::" in nodeid or ".yml::" in nodeid for nodeid in ids):
+        if any(map(is_benchmark_nodeid, ids)):
             get_session(self.config).had_items = True
         if not self.checked:  # every worker collects the same items: check the first collection once
             self.checked = True
