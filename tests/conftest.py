@@ -60,7 +60,11 @@ SWEBENCH_CLASSIC_COLUMNS = (
 def _shared_data() -> Path:
     """The published SWE-bench rows: ``PYTEST_SWE_SHARED_DATA``, else ``../shared/data`` beside the
     repository, else the workplace's ``/work/shared/data`` (a clone elsewhere still finds them)."""
-    candidates = [os.environ.get("PYTEST_SWE_SHARED_DATA"), REPO.parent / "shared" / "data", "/work/shared/data"]
+    candidates = [
+        os.environ.get("PYTEST_SWE_SHARED_DATA"),
+        REPO.parent / "shared" / "data",
+        "/work/shared/data",
+    ]
     for candidate in candidates:
         if candidate and Path(candidate, "swebench-lite").is_dir():
             return Path(candidate)
@@ -135,7 +139,9 @@ def build_local_images(
     with _build_lock(tmp_path_factory):
         settings, family, rows = _load_benchmark(str(benchmark_yaml))
         if not (force and done.exists()):
-            images.build_benchmark_images(image_builder(), settings, family, rows, force=force, log=lambda _: None)
+            images.build_benchmark_images(
+                image_builder(), settings, family, rows, force=force, log=lambda _: None
+            )
         if force:
             done.touch()
     return [family.normalize(row, settings).image for row in rows]

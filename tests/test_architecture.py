@@ -190,7 +190,10 @@ def test_shipped_probe_scripts_import_nothing_of_the_project(name: str) -> None:
     tree = ast.parse(source)
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}
-    assert sorted(m for m in imported if m.split(".")[0] in ("pytest_swe", "families", "providers", "agents")) == []
+    assert (
+        sorted(m for m in imported if m.split(".")[0] in ("pytest_swe", "families", "providers", "agents"))
+        == []
+    )
     assert "write_record" not in source or "def write_record" in source
 
 

@@ -31,7 +31,9 @@ ORPHAN = (
 
 
 def reap(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest_swe.tools.cli", "reap", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_swe.tools.cli", "reap", *args], capture_output=True, text=True
+    )
 
 
 def test_reap_removes_orphans_but_not_live_runs(docker_engine: Any, base_image: str) -> None:
@@ -53,13 +55,17 @@ def test_reap_removes_orphans_but_not_live_runs(docker_engine: Any, base_image: 
         sandbox.close()
 
 
-def test_kept_sandboxes_have_a_way_out(swe_project: SweProject, demo_images: list[str], docker_engine: Any) -> None:
+def test_kept_sandboxes_have_a_way_out(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any
+) -> None:
     swe_project.demo("keepdemo")
     runs: list[str] = []
     try:
         first = swe_project.run("benchmarks/", "-k", "calc", "--swe-keep", subprocess=True)
         runs.append(run_id := first.suite["run_id"])
-        assert len(labelled_containers(docker_engine, run=run_id, keep="1")) == 1  # the eval's (gold has no agent's)
+        assert (
+            len(labelled_containers(docker_engine, run=run_id, keep="1")) == 1
+        )  # the eval's (gold has no agent's)
         assert f"pytest-swe reap --kept --run {run_id}" in first.result.stdout.str()
         assert "removed 0" in reap("--run", run_id).stdout, "a plain --run leaves kept sandboxes alone"
         out = reap("--kept", "--run", run_id)

@@ -26,7 +26,11 @@ def no_docker(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def collected(run) -> list[str]:
-    return [line.strip() for line in run.result.outlines if "::" in line and not line.startswith(("FAILED", "ERROR"))]
+    return [
+        line.strip()
+        for line in run.result.outlines
+        if "::" in line and not line.startswith(("FAILED", "ERROR"))
+    ]
 
 
 def test_collect_demo_without_docker(swe_project: SweProject, no_docker: None) -> None:
@@ -44,7 +48,10 @@ def test_keyword_selects_benchmark_and_instance(swe_project: SweProject, no_dock
     assert len(by_benchmark) == len(DEMO_IDS)
     assert all("::other-bench::" in i for i in by_benchmark)
     by_instance = collected(swe_project.run("benchmarks/", "--collect-only", "-q", "-k", "calc-1"))
-    assert sorted(by_instance) == ["benchmarks/demo.yaml::demo::demo__calc-1", "benchmarks/other-bench.yaml::other-bench::demo__calc-1"]
+    assert sorted(by_instance) == [
+        "benchmarks/demo.yaml::demo::demo__calc-1",
+        "benchmarks/other-bench.yaml::other-bench::demo__calc-1",
+    ]
 
 
 def test_markers_select_and_pass_strict_markers(swe_project: SweProject, no_docker: None) -> None:
@@ -71,7 +78,9 @@ def test_pytest_markers_lists_the_benchmarks_markers(swe_project: SweProject, no
     swe_project.benchmark("_base", f"family: swe-bench\ndataset: {DEMO_JSONL}\nmarkers: [lite]\n")
     swe_project.benchmark("lite", "extends: _base.yaml\n")
     (swe_project.path / "elsewhere").mkdir()
-    (swe_project.path / "elsewhere" / "far.yaml").write_text(f"family: swe-bench\ndataset: {DEMO_JSONL}\nmarkers: [far]\n")
+    (swe_project.path / "elsewhere" / "far.yaml").write_text(
+        f"family: swe-bench\ndataset: {DEMO_JSONL}\nmarkers: [far]\n"
+    )
     out = swe_project.run("benchmarks/", "--markers").result.stdout.str()
     for marker, benchmark in (("demo", "demo"), ("tiny", "demo"), ("lite", "lite")):
         assert f"@pytest.mark.{marker}: pytest-swe benchmark marker ({benchmark})" in out, out
@@ -80,8 +89,12 @@ def test_pytest_markers_lists_the_benchmarks_markers(swe_project: SweProject, no
 
 def test_report_header_shows_effective_config(swe_project: SweProject, no_docker: None) -> None:
     swe_project.demo()
-    run = swe_project.run("benchmarks/", "--collect-only", "--swe-agent", "empty", "--swe-set", "timeouts.eval=9")
-    run.result.stdout.fnmatch_lines(["pytest-swe: run *", "pytest-swe: agent empty, provider (per benchmark)", "*timeouts*9*"])
+    run = swe_project.run(
+        "benchmarks/", "--collect-only", "--swe-agent", "empty", "--swe-set", "timeouts.eval=9"
+    )
+    run.result.stdout.fnmatch_lines(
+        ["pytest-swe: run *", "pytest-swe: agent empty, provider (per benchmark)", "*timeouts*9*"]
+    )
 
 
 def test_ini_keys_work_like_options(swe_project: SweProject, no_docker: None) -> None:
@@ -141,7 +154,9 @@ def test_unknown_family_and_malformed_yaml_stay_local(swe_project: SweProject, n
     assert len([i for i in collected(run) if "::good::" in i]) == len(DEMO_IDS)
 
 
-def test_unavailable_dataset_is_one_skipped_item(swe_project: SweProject, no_docker: None, isolated_cache: Path) -> None:
+def test_unavailable_dataset_is_one_skipped_item(
+    swe_project: SweProject, no_docker: None, isolated_cache: Path
+) -> None:
     swe_project.demo("demo")
     swe_project.benchmark("remote", "family: swe-bench\ndataset: {source: no-such-org/no-such-dataset}\n")
     # loading a Hub dataset imports `datasets`, which registers Arrow types once per interpreter
@@ -159,7 +174,9 @@ def test_unavailable_dataset_is_one_skipped_item(swe_project: SweProject, no_doc
     assert "dataset unavailable" in strict.result.stdout.str()
 
 
-def test_deselected_benchmark_never_loads_its_dataset(swe_project: SweProject, no_docker: None, isolated_cache: Path) -> None:
+def test_deselected_benchmark_never_loads_its_dataset(
+    swe_project: SweProject, no_docker: None, isolated_cache: Path
+) -> None:
     swe_project.demo("demo")
     swe_project.benchmark("remote", "family: swe-bench\ndataset: {source: no-such-org/no-such-dataset}\n")
     run = swe_project.run("benchmarks/", "-k", "demo", "-q", "--collect-only", "-W", "default")
@@ -171,7 +188,9 @@ def test_deselected_benchmark_never_loads_its_dataset(swe_project: SweProject, n
     assert "dataset unavailable" not in run.result.stdout.str()
 
 
-def test_malformed_rows_do_not_stop_the_others(swe_project: SweProject, no_docker: None, tmp_path: Path) -> None:
+def test_malformed_rows_do_not_stop_the_others(
+    swe_project: SweProject, no_docker: None, tmp_path: Path
+) -> None:
     rows = [json.loads(line) for line in DEMO_JSONL.read_text().splitlines()]
     broken_json = dict(rows[0], instance_id="demo__broken-json", FAIL_TO_PASS="[not json")
     no_id = {k: v for k, v in rows[1].items() if k != "instance_id"}
@@ -189,7 +208,10 @@ def test_malformed_rows_do_not_stop_the_others(swe_project: SweProject, no_docke
 
 def test_shards_partition_the_items(swe_project: SweProject, no_docker: None) -> None:
     swe_project.demo()
-    shards = [set(collected(swe_project.run("benchmarks/", "--collect-only", "-q", f"--swe-shard={i}/3"))) for i in (1, 2, 3)]
+    shards = [
+        set(collected(swe_project.run("benchmarks/", "--collect-only", "-q", f"--swe-shard={i}/3")))
+        for i in (1, 2, 3)
+    ]
     assert set().union(*shards) == {f"benchmarks/demo.yaml::demo::{i}" for i in DEMO_IDS}
     assert sum(len(s) for s in shards) == len(DEMO_IDS)
     again = set(collected(swe_project.run("benchmarks/", "--collect-only", "-q", "--swe-shard=2/3")))

@@ -46,7 +46,9 @@ def test_layers_apply_in_order(tmp_path: Path) -> None:
 
 
 def test_shorthand_strings_become_sections(tmp_path: Path) -> None:
-    bench = write(tmp_path / "b.yaml", "family: swe-bench\ndataset: x.parquet\nagent: predictions\nprovider: docker\n")
+    bench = write(
+        tmp_path / "b.yaml", "family: swe-bench\ndataset: x.parquet\nagent: predictions\nprovider: docker\n"
+    )
     settings = load_benchmark(bench, overrides=parse_dotlist(["agent.predictions=/p.json"]))
     assert settings.agent.name == "predictions" and settings.agent.predictions == "/p.json"
     assert settings.provider.name == "docker"
@@ -133,7 +135,9 @@ def test_validation_errors_name_the_path(tmp_path: Path, body: str, expected: st
         ),
     ],
 )
-def test_unknown_keys_suggest_the_closest_key_of_their_section(tmp_path: Path, body: str, expected: str) -> None:
+def test_unknown_keys_suggest_the_closest_key_of_their_section(
+    tmp_path: Path, body: str, expected: str
+) -> None:
     base = {"family": "swe-bench", "dataset": "a.jsonl"}
     text = "\n".join(f"{k}: {v}" for k, v in base.items() if k not in body.split(":")[0]) + "\n" + body + "\n"
     with pytest.raises(ConfigError) as excinfo:
@@ -172,6 +176,9 @@ def test_bad_dotlist_item() -> None:
 
 def test_unresolvable_env_names_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SWE_TEST_UNSET", raising=False)
-    bench = write(tmp_path / "b.yaml", "family: swe-bench\ndataset: x.jsonl\nimages: {namespace: '${oc.env:SWE_TEST_UNSET}'}\n")
+    bench = write(
+        tmp_path / "b.yaml",
+        "family: swe-bench\ndataset: x.jsonl\nimages: {namespace: '${oc.env:SWE_TEST_UNSET}'}\n",
+    )
     with pytest.raises(ConfigError, match=r"cannot resolve images\.namespace"):
         load_benchmark(bench)

@@ -40,11 +40,24 @@ class PrivateEngine:
         log = open(self.root / "dockerd.log", "ab")  # noqa: SIM115  (the daemon writes to it until stopped)
         self.proc = subprocess.Popen(
             [
-                "dockerd", "--data-root", str(self.root / "data"), "--exec-root", str(self.root / "exec"),
-                "--pidfile", str(self.root / "docker.pid"), "-H", self.host, "--bridge=none",
-                "--containerd-namespace", "pytest-swe-fault", "--containerd-plugins-namespace", "pytest-swe-fault-p",
+                "dockerd",
+                "--data-root",
+                str(self.root / "data"),
+                "--exec-root",
+                str(self.root / "exec"),
+                "--pidfile",
+                str(self.root / "docker.pid"),
+                "-H",
+                self.host,
+                "--bridge=none",
+                "--containerd-namespace",
+                "pytest-swe-fault",
+                "--containerd-plugins-namespace",
+                "pytest-swe-fault-p",
             ],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -53,7 +66,9 @@ class PrivateEngine:
                 return
             except Exception:
                 time.sleep(0.5)
-        raise RuntimeError(f"private dockerd did not start: {(self.root / 'dockerd.log').read_text()[-2000:]}")
+        raise RuntimeError(
+            f"private dockerd did not start: {(self.root / 'dockerd.log').read_text()[-2000:]}"
+        )
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -77,7 +92,9 @@ def private_engine(docker_engine: Any, demo_images: list[str]) -> Iterator[Priva
     engine.start()
     try:
         save = subprocess.Popen(["docker", "save", *demo_images], stdout=subprocess.PIPE)
-        load = subprocess.run(["docker", "-H", engine.host, "load", "-q"], stdin=save.stdout, capture_output=True)
+        load = subprocess.run(
+            ["docker", "-H", engine.host, "load", "-q"], stdin=save.stdout, capture_output=True
+        )
         save.wait()
         assert load.returncode == 0 and save.returncode == 0, load.stderr
         yield engine
@@ -90,15 +107,29 @@ def labelled(engine: PrivateEngine) -> list[dict[str, Any]]:
     return engine.client().api.containers(all=True, filters={"label": ["pytest-swe"]})
 
 
-def test_daemon_stop_midrun_then_resume(swe_project: SweProject, private_engine: PrivateEngine, tmp_path: Path) -> None:
+def test_daemon_stop_midrun_then_resume(
+    swe_project: SweProject, private_engine: PrivateEngine, tmp_path: Path
+) -> None:
     swe_project.demo("faultdemo")
     run_dir = tmp_path / "run"
     env = {**os.environ, "DOCKER_HOST": private_engine.host}
     junit1 = tmp_path / "first.xml"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "benchmarks/", "-p", "no:cacheprovider", f"--swe-run-dir={run_dir}",
-         f"--junitxml={junit1}"],
-        cwd=swe_project.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "benchmarks/",
+            "-p",
+            "no:cacheprovider",
+            f"--swe-run-dir={run_dir}",
+            f"--junitxml={junit1}",
+        ],
+        cwd=swe_project.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     ledger = run_dir / "ledger.jsonl"
     deadline = time.monotonic() + 120
@@ -120,9 +151,21 @@ def test_daemon_stop_midrun_then_resume(swe_project: SweProject, private_engine:
     private_engine.start()
     junit2 = tmp_path / "resumed.xml"
     resumed = subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks/", "-p", "no:cacheprovider", f"--swe-resume={run_dir}",
-         f"--junitxml={junit2}"],
-        cwd=swe_project.path, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "benchmarks/",
+            "-p",
+            "no:cacheprovider",
+            f"--swe-resume={run_dir}",
+            f"--junitxml={junit2}",
+        ],
+        cwd=swe_project.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert resumed.returncode == 0, resumed.stdout[-3000:]
     cases = report.read_cases(junit2)

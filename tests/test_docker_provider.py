@@ -37,7 +37,9 @@ def sandbox(provider: DockerProvider) -> Any:
 
 
 def test_exec_output_exit_code_env_and_workdir(sandbox: Any) -> None:
-    result = sandbox.exec("echo out; echo err >&2; pwd; echo $GREETING; exit 3", timeout=30, env={"GREETING": "hi"})
+    result = sandbox.exec(
+        "echo out; echo err >&2; pwd; echo $GREETING; exit 3", timeout=30, env={"GREETING": "hi"}
+    )
     assert result.exit_code == 3 and not result.timed_out
     assert result.output.split() == ["out", "err", "/tmp", "hi"]
     assert sandbox.exec("pwd", timeout=30, workdir="/").output.strip() == "/"
@@ -54,7 +56,11 @@ def test_exec_timeout_kills_the_whole_tree(sandbox: Any) -> None:
 
 
 def test_output_is_capped_head_and_tail(sandbox: Any) -> None:
-    result = sandbox.exec("echo FIRST; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo LAST", timeout=60, output_limit=100_000)
+    result = sandbox.exec(
+        "echo FIRST; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo LAST",
+        timeout=60,
+        output_limit=100_000,
+    )
     assert result.exit_code == 0
     assert result.output.startswith("FIRST") and result.output.rstrip().endswith("LAST")
     assert result.truncated_bytes > 4_800_000
@@ -83,7 +89,7 @@ def test_no_network_and_limits(sandbox: Any, docker_engine: Any) -> None:
 
 
 def test_memory_limit_is_reported_as_oom(sandbox: Any) -> None:
-    result = sandbox.exec("python3 -c \"b = bytearray(600 * 1024 * 1024); print(len(b))\"", timeout=60)
+    result = sandbox.exec('python3 -c "b = bytearray(600 * 1024 * 1024); print(len(b))"', timeout=60)
     assert result.exit_code == 137
     assert result.oom_killed
 

@@ -73,7 +73,9 @@ def test_gold_resolves_every_demo_instance(swe_project: SweProject, demo_images:
     assert all(entry["outcome"] == "passed" for entry in run.ledger())
 
     out = subprocess.run(
-        [sys.executable, "-m", "pytest_swe.tools.cli", "report", str(run.junit)], capture_output=True, text=True
+        [sys.executable, "-m", "pytest_swe.tools.cli", "report", str(run.junit)],
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stderr
     assert f"resolved     {len(DEMO_IDS)}/{len(DEMO_IDS)}" in out.stdout and "100.0%" in out.stdout

@@ -329,7 +329,9 @@ def test_commands_piped_to_a_closed_reader_exit_quietly(tmp_path: Path) -> None:
         ["diff", str(big), str(other)],
     ):
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest_swe.tools.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [sys.executable, "-m", "pytest_swe.tools.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         assert proc.stdout is not None and proc.stderr is not None
         first = proc.stdout.readline()

@@ -31,11 +31,7 @@ VOLATILE = re.compile(r"^(time_|run_id$)")
 
 def normalized(case: report.Case, run_dir: Path) -> tuple[str, str, dict[str, str]]:
     """A testcase with what legitimately differs between two runs (timings, run dir, run id) removed."""
-    props = {
-        k: v.replace(str(run_dir), "<run>")
-        for k, v in case.properties.items()
-        if not VOLATILE.match(k)
-    }
+    props = {k: v.replace(str(run_dir), "<run>") for k, v in case.properties.items() if not VOLATILE.match(k)}
     return case.outcome, case.message.replace(str(run_dir), "<run>"), props
 
 
@@ -62,7 +58,11 @@ def popen_pytest(project: SweProject, *args: str, background: bool = False) -> s
     if background:
         command = ["sh", "-c", '"$@" & wait $!', "sh", *command]
     return subprocess.Popen(
-        command, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        command,
+        cwd=project.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         start_new_session=True,
     )
 
@@ -75,7 +75,9 @@ def test_resume_after_controller_sigkill_equals_uninterrupted_run(
     assert len(full.cases) == len(DEMO_IDS)
 
     run_dir = tmp_path / "interrupted"
-    proc = popen_pytest(swe_project, "benchmarks/", "--swe-predictions", PREDICTIONS, f"--swe-run-dir={run_dir}")
+    proc = popen_pytest(
+        swe_project, "benchmarks/", "--swe-predictions", PREDICTIONS, f"--swe-run-dir={run_dir}"
+    )
     assert wait_for(lambda: len(ledger_lines(run_dir)) >= 3, 120), "three items never finished"
     os.kill(proc.pid, signal.SIGKILL)  # the controller dies without any cleanup
     proc.communicate(timeout=30)
@@ -84,8 +86,13 @@ def test_resume_after_controller_sigkill_equals_uninterrupted_run(
 
     resumed_junit = tmp_path / "resumed.xml"
     result = swe_project.pytester.runpytest_subprocess(
-        "benchmarks/", "--swe-predictions", PREDICTIONS, f"--swe-resume={run_dir}", f"--junitxml={resumed_junit}",
-        "-p", "no:cacheprovider",
+        "benchmarks/",
+        "--swe-predictions",
+        PREDICTIONS,
+        f"--swe-resume={run_dir}",
+        f"--junitxml={resumed_junit}",
+        "-p",
+        "no:cacheprovider",
     )
     resumed = report.read_cases(resumed_junit)
     assert sorted(c.instance_id for c in resumed) == sorted(DEMO_IDS)
@@ -119,7 +126,9 @@ def pytest_swe_agent_finished(item, task, result):
 '''
 
 
-def test_retries_rerun_infra_errors_only(swe_project: SweProject, demo_images: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_retries_rerun_infra_errors_only(
+    swe_project: SweProject, demo_images: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     swe_project.demo("retrydemo")
     (swe_project.path / "conftest.py").write_text(textwrap.dedent(FLAKY_CONFTEST))
     counter = tmp_path / "counter"
@@ -132,7 +141,15 @@ def test_retries_rerun_infra_errors_only(swe_project: SweProject, demo_images: l
     for path in counter.iterdir():
         path.unlink()
     retried = swe_project.run(
-        "benchmarks/", "-k", "pager or routes", "--swe-retries", "2", "--swe-predictions", PREDICTIONS, "-n", "2"
+        "benchmarks/",
+        "-k",
+        "pager or routes",
+        "--swe-retries",
+        "2",
+        "--swe-predictions",
+        PREDICTIONS,
+        "-n",
+        "2",
     )
     outcomes = retried.outcomes()
     # pager's prediction does not apply and routes' breaks P2P: clean failures after one retried fault
@@ -145,7 +162,9 @@ def test_retries_rerun_infra_errors_only(swe_project: SweProject, demo_images: l
 
 def test_clean_failures_are_not_retried(swe_project: SweProject, demo_images: list[str]) -> None:
     swe_project.demo()
-    run = swe_project.run("benchmarks/", "-k", "routes", "--swe-retries", "3", "--swe-predictions", PREDICTIONS)
+    run = swe_project.run(
+        "benchmarks/", "-k", "routes", "--swe-retries", "3", "--swe-predictions", PREDICTIONS
+    )
     (case,) = run.cases
     assert case.outcome == "failed" and "attempts" not in case.properties
 
@@ -164,7 +183,11 @@ def pytest_swe_verdict(item, task, verdict):
 
 
 def test_worker_sigkill_is_an_error_and_leaves_no_sandbox(
-    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    swe_project: SweProject,
+    demo_images: list[str],
+    docker_engine: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     swe_project.demo("crashdemo")
     (swe_project.path / "conftest.py").write_text(textwrap.dedent(CRASH_CONFTEST))
@@ -195,7 +218,11 @@ SLOW_EVAL = ": '>>>>> Start Test Output'\nsleep 300"
 
 @pytest.mark.parametrize("signals", [("SIGINT",), ("SIGINT", "SIGINT"), ("SIGTERM",)], ids="+".join)
 def test_interrupts_leave_no_sandbox(
-    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path, signals: tuple[str, ...]
+    swe_project: SweProject,
+    demo_images: list[str],
+    docker_engine: Any,
+    tmp_path: Path,
+    signals: tuple[str, ...],
 ) -> None:
     rows = [json.loads(line) for line in (DEMO_DIR / "demo.jsonl").read_text().splitlines()][:2]
     for row in rows:
@@ -211,7 +238,10 @@ def test_interrupts_leave_no_sandbox(
         time.sleep(0.3)
     signalled = time.monotonic()
     proc.communicate(timeout=60)
-    assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), max(1.0, 10 - (time.monotonic() - signalled)))
+    assert wait_for(
+        lambda: not labelled_containers(docker_engine, benchmark=name),
+        max(1.0, 10 - (time.monotonic() - signalled)),
+    )
 
 
 def slow_demo(
@@ -237,12 +267,20 @@ def test_ctrl_c_twice_keeps_every_finished_item_in_the_junit_file(
     # One item per scheduling step: otherwise xdist may hand both slow items to one worker in one
     # batch, and the second never starts while the first hangs.
     proc = popen_pytest(
-        swe_project, "benchmarks/", "-n", "2", "--maxschedchunk=1", f"--swe-run-dir={run_dir}", f"--junitxml={junit}"
+        swe_project,
+        "benchmarks/",
+        "-n",
+        "2",
+        "--maxschedchunk=1",
+        f"--swe-run-dir={run_dir}",
+        f"--junitxml={junit}",
     )
     fast = len(DEMO_IDS) - 2
     assert wait_for(
-        lambda: len(ledger_lines(run_dir)) == fast
-        and len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2,
+        lambda: (
+            len(ledger_lines(run_dir)) == fast
+            and len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2
+        ),
         180,
     ), "the fast items never finished with both slow evals running"
     for _ in range(2):
@@ -274,7 +312,9 @@ def test_ctrl_c_stops_promptly_under_load(
     a shell ignores (a test suite run as ``make test &`` passes that on to this run)."""
     name = f"loaded{int(background)}"
     slow_demo(swe_project, tmp_path, name, slow=2, total=2)
-    proc = popen_pytest(swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={tmp_path / 'run'}", background=background)
+    proc = popen_pytest(
+        swe_project, "benchmarks/", "-n", "2", f"--swe-run-dir={tmp_path / 'run'}", background=background
+    )
     assert wait_for(lambda: len(labelled_containers(docker_engine, benchmark=name, role="eval")) == 2, 120)
     burners = burn_cpu(4 * (os.cpu_count() or 1))
     try:
@@ -303,7 +343,9 @@ def test_a_paused_eval_is_an_eval_timeout_at_its_timeout(
     ``eval_timeout`` (not ``sandbox_died``, though no helper can enter a paused container and it is
     killed), promptly after ``timeouts.eval``."""
     timeout = 8
-    slow_demo(swe_project, tmp_path, "paused", slow=1, total=1, extra=f"timeouts: {{agent: 60, eval: {timeout}}}\n")
+    slow_demo(
+        swe_project, tmp_path, "paused", slow=1, total=1, extra=f"timeouts: {{agent: 60, eval: {timeout}}}\n"
+    )
     paused: list[str] = []
 
     def pause() -> None:
@@ -342,7 +384,9 @@ def pytest_runtest_teardown(item, nextitem):
 """
 
 
-def test_an_item_interrupted_in_teardown_is_not_a_testcase(swe_project: SweProject, demo_images: list[str]) -> None:
+def test_an_item_interrupted_in_teardown_is_not_a_testcase(
+    swe_project: SweProject, demo_images: list[str]
+) -> None:
     """Half-reported (call passed, teardown cut short) is unfinished: not a pass in the JUnit file,
     as it is not in the ledger."""
     import xml.etree.ElementTree as ET

@@ -396,7 +396,9 @@ def test_agent_sandbox_holds_the_bug_without_the_clean_history(
     swe_project: SweProject, smith_images: None
 ) -> None:
     """Both ways to the buggy tree (the branch is in the image, or not) leave the agent one commit."""
-    clean = gitsnap.commit_id(LOCAL / "instances" / "tinyworks__strkit" / "repo", swe_project.path / "scratch")
+    clean = gitsnap.commit_id(
+        LOCAL / "instances" / "tinyworks__strkit" / "repo", swe_project.path / "scratch"
+    )
     source = AGENT_VIEW.format(ids=IDS, benchmark=str(LOCAL_YAML), clean=clean)
     swe_project.pytester.makepyfile(test_agent_view=source)
     run = swe_project.run("test_agent_view.py")

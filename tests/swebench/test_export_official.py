@@ -208,7 +208,11 @@ def official() -> Iterator[OfficialGrader]:
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest_swe.tools.cli", *args], capture_output=True, text=True, cwd=cwd, check=False
+        [sys.executable, "-m", "pytest_swe.tools.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 
