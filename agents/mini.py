@@ -252,7 +252,7 @@ class MiniSweAgent:
         overrides = self.settings.get("mini") or {}
         if not isinstance(overrides, Mapping):
             raise ConfigError("agent.mini must be a mapping with agent/model/environment sections")
-        return recursive_merge(*configs, dict(overrides))
+        return dict(recursive_merge(*configs, dict(overrides)))
 
     def _model_config(self) -> dict[str, Any]:
         config = dict(self.base_config.get("model") or {})
