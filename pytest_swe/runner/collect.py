@@ -87,7 +87,7 @@ def _compile(expr: str) -> Any:
         from _pytest.mark.expression import Expression
 
         return Expression.compile(expr)
-    except Exception:
+    except Exception:  # private API: any failure only means no early skip; pytest reports a bad -k itself
         return None
 
 

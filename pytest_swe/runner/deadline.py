@@ -71,7 +71,7 @@ class ItemDeadline:
             raise ItemTimeout(self.seconds or 0, phase)
         try:
             yield
-        except Exception as exc:
+        except Exception as exc:  # whatever the cut-short phase raised, past the deadline it is the deadline
             if self.passed():
                 raise ItemTimeout(self.seconds or 0, phase) from exc
             raise

@@ -62,7 +62,7 @@ def _cmd_reap(args: argparse.Namespace) -> int:
             removed = provider.reap(run_id=args.run)
         else:
             removed = provider.reap(orphans=True)
-    except Exception as exc:
+    except Exception as exc:  # any provider plugin's failure: reported in one line, not a traceback
         print(f"pytest-swe reap: {exc}", file=sys.stderr)
         return 2
     print(f"removed {len(removed)} sandbox(es)" + (": " + " ".join(removed) if removed else ""))
