@@ -20,6 +20,9 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from pytest_swe.api.agent import AgentResult
+from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.agent import Usage
 from pytest_swe.api.errors import NotApplicable
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.family import Regrading
@@ -148,7 +151,7 @@ def _regraded_entry(
     if outcome != entry.get("outcome"):
         result.counts["changed"] += 1
         result.changed.append(f"{benchmark}/{instance}: {entry.get('outcome')} -> {outcome}")
-    message = "" if verdict.resolved else failure_message(verdict)
+    message = "" if verdict.resolved else failure_message(verdict, _agent_of(props))
     return {
         **entry,
         "outcome": outcome,
@@ -198,3 +201,19 @@ def write_junit(entries: list[dict[str, Any]], path: Path, *, regraded_from: str
     root = ET.Element("testsuites")
     root.append(suite)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _agent_of(props: dict[str, Any]) -> AgentResult | None:
+    """How the run's agent ended, read back from its recorded properties (for the failure message)."""
+    status = props.get("agent_exit_status")
+    if not status:
+        return None
+    cost = props.get("agent_cost")
+    return AgentResult(
+        exit_status=ExitStatus(str(status)),
+        steps=int(props.get("agent_steps") or 0),
+        usage=Usage(
+            calls=int(props.get("agent_calls") or 0), cost=float(cost) if cost not in (None, "") else None
+        ),
+        trajectory_path=str(props.get("trajectory_path") or "") or None,
+    )

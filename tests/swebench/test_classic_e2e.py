@@ -279,6 +279,7 @@ def test_export_diff_and_merge_on_real_ledgers(
 
     assert cli("merge", "merged.xml", str(empty), str(gold)).returncode == 0
     summary = json.loads(cli("report", "--json", "merged.xml").stdout)["overall"]
-    assert (summary["total"], summary["resolved"]) == (2, 2)  # the later file wins between graded outcomes
+    # two agents' runs stay apart, (agent, instance) by (agent, instance): empty's 2 and gold's 2
+    assert (summary["total"], summary["resolved"]) == (4, 2)
     suite = report.read_suite_properties(tmp_path / "merged.xml")
     assert suite["grader_version"] == grading.GRADER_VERSION and suite["agent"] == "empty,gold"
