@@ -8,6 +8,7 @@ report come from the SWE-bench lineage.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -205,13 +206,10 @@ class RebenchFamily(BaseFamily):
         )
 
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
-        from pytest_swe.families.logparsers import get_parser
         from pytest_swe.families.logparsers import probe_spec
 
         script = record_exit_code(task.eval_script or "")
-        parser_name = task.log_parser or "parse_log_pytest"
-        parser, context = get_parser(parser_name), parse_context(task)
-        spec = probe_spec(parser_name, lambda text: parser(text, context))
+        spec = probe_spec(task.log_parser or "parse_log_pytest", _parse_for(task))
         run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec)
         if not run.ran:
             return run.verdict
@@ -221,16 +219,22 @@ class RebenchFamily(BaseFamily):
         return regrade(verdict, self.grader_version, lambda fresh: grade_v1_log(task, log, fresh))
 
 
+def _parse_for(task: Task) -> Callable[[str], dict[str, str]]:
+    """The row's log parser bound to the row (log text -> status map), for the probe and the grade."""
+    from pytest_swe.families.logparsers import get_parser
+
+    parser, context = get_parser(task.log_parser or "parse_log_pytest"), parse_context(task)
+    return lambda text: parser(text, context)
+
+
 def grade_v1_log(task: Task, log: str, verdict: Verdict) -> Verdict:
     """SWE-bench grading of a V1 eval log: the official log checks, the row's parser, F2P and P2P
     all passing. An empty patch or an empty FAIL_TO_PASS never resolves."""
     from pytest_swe.families.logparsers import LogParseError
-    from pytest_swe.families.logparsers import get_parser
 
-    parser = get_parser(task.log_parser or "parse_log_pytest")
-    context = parse_context(task)
+    parse = _parse_for(task)
     try:
-        log_eval = evaluate_log(log, lambda text: parser(text, context))
+        log_eval = evaluate_log(log, parse)
     except LogParseError as exc:
         log_eval = LogEval({}, False, f"the {task.log_parser} parser cannot read the log: {exc}")
     return settle_log(verdict, log_eval, task)
