@@ -232,6 +232,44 @@ def _cmd_regrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_slurm(args: argparse.Namespace) -> int:
+    import time
+
+    from pytest_swe.api.errors import SweError
+    from pytest_swe.tools import slurm
+
+    directory = Path(args.dir or Path("swe-slurm") / time.strftime("%Y%m%d-%H%M%S"))
+    try:
+        plan = slurm.SlurmPlan(
+            benchmarks=args.benchmarks,
+            shards=args.shards,
+            directory=directory,
+            workdir=Path.cwd(),
+            pytest_args=list(args.pytest_args),
+            provider=args.provider,
+            python=args.python,
+            job_name=args.job_name,
+            sbatch_args=list(args.sbatch_arg),
+            shard_args=list(args.shard_arg),
+        )
+        if args.dry_run:
+            print(slurm.dry_run(plan, sbatch=args.sbatch, wait=args.wait), end="")
+            return 0
+        done = slurm.submit(plan, sbatch=args.sbatch, wait=args.wait)
+    except SweError as exc:
+        print(f"pytest-swe slurm: {exc}", file=sys.stderr)
+        return 2
+    if done.shards:
+        print(
+            f"submitted shard(s) {slurm.array_spec(done.shards)} of {plan.shards} as array job {done.array_job}"
+        )
+    else:
+        print(f"every shard of {plan.directory} has finished: merging only")
+    print(f"merge job {done.merge_job} writes {plan.merged}")
+    print(f"to resume: pytest-swe slurm ... --dir {plan.directory} (the same benchmarks and --shards)")
+    return done.merge_status or 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-swe", description="pytest-swe: SWE benchmark harness tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -331,6 +369,46 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", help="directory of the new ledger (default: RUN_DIR/regrade-<timestamp>)"
     )
     p.set_defaults(func=_cmd_regrade)
+
+    p = sub.add_parser(
+        "slurm",
+        help="submit a run as a Slurm array job of --swe-shard runs and a dependent merge job",
+        description="Arguments after -- go to every shard's pytest command.",
+    )
+    p.add_argument("benchmarks", nargs="+", help="benchmark files (as pytest is given them)")
+    p.add_argument("--shards", type=int, required=True, help="number of shards (array tasks)")
+    p.add_argument(
+        "--dir",
+        help="directory of the shards' run directories, JUnit files, logs and merged.xml "
+        "(default: swe-slurm/<timestamp>); the same --dir again resumes the unfinished shards",
+    )
+    p.add_argument(
+        "--provider", help="the sandbox provider on the nodes, e.g. docker (default: the benchmark's)"
+    )
+    p.add_argument(
+        "--python", default=sys.executable, help="the nodes' Python with pytest-swe (default: this one)"
+    )
+    p.add_argument("--job-name", default="pytest-swe", help="the jobs' name (default: pytest-swe)")
+    p.add_argument(
+        "--sbatch-arg",
+        action="append",
+        default=[],
+        metavar="OPTION",
+        help="an #SBATCH option of both jobs, e.g. --sbatch-arg=--partition=cpu (repeatable)",
+    )
+    p.add_argument(
+        "--shard-arg",
+        action="append",
+        default=[],
+        metavar="OPTION",
+        help="an #SBATCH option of the array tasks only, e.g. --shard-arg=--cpus-per-task=8 (repeatable)",
+    )
+    p.add_argument("--sbatch", default="sbatch", help="the sbatch command (default: sbatch)")
+    p.add_argument("--wait", action="store_true", help="return when the merge job ends, with its exit status")
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the job scripts and sbatch commands; submit nothing"
+    )
+    p.set_defaults(func=_cmd_slurm, pytest_args=[])
     return parser
 
 
@@ -338,8 +416,20 @@ def build_parser() -> argparse.ArgumentParser:
 BROKEN_PIPE_EXIT = 141
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """The command's arguments; for ``slurm``, what follows ``--`` is the shards' pytest arguments."""
+    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["slurm"] and "--" in words:
+        at = words.index("--")
+        args = parser.parse_args(words[:at])
+        args.pytest_args = words[at + 1 :]
+        return args
+    return parser.parse_args(words)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parse(argv)
     if getattr(args, "base_tag", "unset") is None:
         from pytest_swe.tools.images import BASE_IMAGE
 
