@@ -85,6 +85,7 @@ log "building the base image and the local benchmarks' images"
 if [ "$TESTS" = 1 ]; then
   log "official swebench package (differential tests only)"
   bash .ci/official-venv.sh
+  bash .ci/install-slurm.sh  # Slurm and munge for tests/test_slurm.py
   if [ -f .ci/install-runners.sh ]; then
     log "test runners for the parser tests"
     bash .ci/install-runners.sh
