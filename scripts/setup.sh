@@ -53,7 +53,7 @@ if [ "$LINT" = 0 ] && ! docker info >/dev/null 2>&1; then
 fi
 
 extras="hf"
-[ "$TESTS" = 1 ] && extras="dev,hf,mini"
+[ "$TESTS" = 1 ] && extras="dev,hf,mini,k8s"
 [ "$LINT" = 1 ] && extras="dev"
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating the virtual environment $VENV"
