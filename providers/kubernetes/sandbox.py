@@ -50,14 +50,20 @@ _EXEC_WRAPPER = (
     'if command -v bash >/dev/null 2>&1; then exec bash -c "$3" 2>&1; else exec sh -c "$3" 2>&1; fi'
 )
 
-# Kills every process whose environment holds PYTEST_SWE_EXEC=$1 (stopped first, so none forks on).
+# Kills every process whose environment holds PYTEST_SWE_EXEC=$1 (stopped first, so none forks on):
+# one grep over every environ file where grep reads NUL-separated lines, else one file at a time.
 _KILL_TOKEN = r"""
+mark="PYTEST_SWE_EXEC=$1"
 for round in 1 2 3; do
   found=""
-  for env in /proc/[0-9]*/environ; do
-    tr '\0' '\n' < "$env" 2>/dev/null | grep -qx "PYTEST_SWE_EXEC=$1" || continue
-    pid=${env#/proc/}; found="$found ${pid%/environ}"
-  done
+  if printf 'a\0' | grep -qzx a 2>/dev/null; then
+    for env in $(grep -lszx "$mark" /proc/[0-9]*/environ); do pid=${env#/proc/}; found="$found ${pid%/environ}"; done
+  else
+    for env in /proc/[0-9]*/environ; do
+      tr '\0' '\n' < "$env" 2>/dev/null | grep -qx "$mark" || continue
+      pid=${env#/proc/}; found="$found ${pid%/environ}"
+    done
+  fi
   [ -z "$found" ] && exit 0
   kill -STOP $found 2>/dev/null; kill -KILL $found 2>/dev/null
   sleep 0.2
