@@ -41,19 +41,27 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _provider(name: str, host: str | None) -> Provider:
-    """The provider ``name`` from the plugins' ``pytest_swe_providers`` hook, as a run builds it."""
+def _provider(name: str, host: str | None, options: list[str] | None = None) -> Provider:
+    """The provider ``name`` from the plugins' ``pytest_swe_providers`` hook, as a run builds it;
+    ``options`` are ``KEY=VALUE`` settings of its ``provider`` section (``namespace=swe``)."""
+    from pytest_swe.api.errors import ConfigError
     from pytest_swe.api.sandbox import this_run
     from pytest_swe.runner.registry import Registry
     from pytest_swe.runner.registry import plugin_manager_for_tools
 
+    settings: dict[str, object] = {"name": name, **({"host": host} if host else {})}
+    for option in options or []:
+        key, sep, value = option.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--provider-option {option!r}: expected KEY=VALUE")
+        settings[key] = value
     factory = Registry(plugin_manager_for_tools()).providers.get(name)
-    return factory({"name": name, **({"host": host} if host else {})}, this_run())
+    return factory(settings, this_run())
 
 
 def _cmd_reap(args: argparse.Namespace) -> int:
     try:
-        provider = _provider(args.provider, args.host)
+        provider = _provider(args.provider, args.host, args.provider_option)
         if args.all:
             removed = provider.reap(run_id=args.run, kept=None)
         elif args.kept:
@@ -302,6 +310,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--provider", default="docker", help="sandbox provider (default: docker)")
     p.add_argument("--host", help="the provider's host (Docker: default DOCKER_HOST or the local socket)")
+    p.add_argument(
+        "--provider-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting of the provider section, e.g. namespace=swe or context=gke (repeatable)",
+    )
     p.set_defaults(func=_cmd_reap)
 
     p = sub.add_parser("images", help="build the base image and the images of local benchmarks")

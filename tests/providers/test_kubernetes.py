@@ -545,10 +545,21 @@ def test_k8s_pytest_swe_reap_command(
     monkeypatch.setattr(k8s, "CoreV1Api", lambda client: core)
     monkeypatch.setattr(k8s, "NetworkingV1Api", lambda client: networking)
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    built: list[KubernetesProvider] = []
+    real_init = KubernetesProvider.__init__
+
+    def init(self: KubernetesProvider, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        built.append(self)
+
+    monkeypatch.setattr(KubernetesProvider, "__init__", init)
     pod_of(core, "stale", **{"pytest-swe.created": "1000"})
-    assert cli_main(["reap", "--provider", "kubernetes"]) == 0
+    argv = ["reap", "--provider", "kubernetes", "--provider-option", f"namespace={NS}"]
+    assert cli_main(argv) == 0
     assert "removed 1 sandbox(es): stale" in capsys.readouterr().out
-    assert core.pods == {}
+    assert core.pods == {} and built[0].namespace == NS
+    assert cli_main([*argv, "--provider-option", "oops"]) == 2
+    assert "expected KEY=VALUE" in capsys.readouterr().err
 
 
 def test_k8s_preflight(provider: KubernetesProvider, core: FakeCore) -> None:
