@@ -61,6 +61,8 @@ class SlurmCluster:
 
     root: Path
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    node: str = field(default_factory=lambda: f"swenode{os.getpid()}")
+    """Of this cluster alone: xdist workers may each run one at the same time."""
 
     @property
     def conf(self) -> Path:
@@ -107,9 +109,9 @@ class SlurmCluster:
                     "SelectTypeParameters=CR_CPU",
                     "MpiDefault=none",
                     "ReturnToService=2",
-                    f"NodeName=swenode NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 "
+                    f"NodeName={self.node} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 "
                     f"CPUs={hardware['CPUs']} RealMemory={hardware['RealMemory']} State=UNKNOWN",
-                    "PartitionName=swe Nodes=swenode Default=YES MaxTime=INFINITE State=UP",
+                    f"PartitionName=swe Nodes={self.node} Default=YES MaxTime=INFINITE State=UP",
                 ]
             )
             + "\n"
@@ -143,7 +145,7 @@ class SlurmCluster:
         )
         self._wait_for(lambda: (munge / "munge.sock").exists(), "munged's socket")
         self._start("slurmctld", "-D", "-f", str(self.conf))
-        self._start("slurmd", "-D", "-f", str(self.conf), "-N", "swenode")
+        self._start("slurmd", "-D", "-f", str(self.conf), "-N", self.node)
         self._wait_for(self._node_idle, "the node to be idle")
 
     def _node_idle(self) -> bool:

@@ -36,6 +36,7 @@ DELETE_TIMEOUT = 60.0
 """How long a deleted pod may take to be gone (404) before its removal counts as failed."""
 POLL_SECONDS = 0.5
 REAP_PARALLEL = 8
+REAP_LIST_TIMEOUT = 10.0
 _IMAGE_FAULTS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull")
 _START_FAULTS = (
     "CreateContainerConfigError",
@@ -279,8 +280,10 @@ class KubernetesProvider:
         """
         selector = manifests.selector(run=run_id, worker=worker)
         try:
+            # A short deadline: every run's end asks (an xdist controller builds every provider
+            # to reap), and an unreachable cluster must not hold a run that never used it.
             pods = self.core.list_namespaced_pod(
-                self.namespace, label_selector=selector, _request_timeout=self.timeout
+                self.namespace, label_selector=selector, _request_timeout=min(self.timeout, REAP_LIST_TIMEOUT)
             ).items
         except api_errors(InfraError):
             return []
