@@ -24,9 +24,16 @@ def sdk() -> Any:
 def api_errors(*extra: type[BaseException]) -> tuple[type[BaseException], ...]:
     """What the client raises when the API server refuses or cannot be reached (and ``extra``)."""
     import urllib3
+    import websocket  # the client's websocket library: a dropped exec stream raises its errors
 
     k8s = sdk()
-    return (k8s.client.exceptions.ApiException, urllib3.exceptions.HTTPError, OSError, *extra)
+    return (
+        k8s.client.exceptions.ApiException,
+        urllib3.exceptions.HTTPError,
+        websocket.WebSocketException,
+        OSError,
+        *extra,
+    )
 
 
 def status_of(exc: BaseException) -> int:

@@ -162,6 +162,8 @@ class KubernetesProvider:
                     name,
                     self.namespace,
                     {"metadata": {"ownerReferences": manifests.owned_by(created)}},
+                    # A merge patch: for a dict body the client would otherwise send JSON-patch.
+                    _content_type="application/merge-patch+json",
                     _request_timeout=self.timeout,
                 )
         try:

@@ -162,6 +162,14 @@ class FakeNetworking(k8s.NetworkingV1Api):
 
     def patch_namespaced_network_policy(self, name: str, namespace: str, body: Any, **kwargs: Any) -> Any:
         self.calls.append(("patch_policy", name))
+        # The content type the client's own method would send for this body.
+        types = [
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ]
+        sent = kwargs.get("_content_type") or self.api_client.select_header_content_type(types, "PATCH", body)
+        assert sent == "application/merge-patch+json", sent
         self.policies[name].metadata.owner_references = body["metadata"]["ownerReferences"]
         return self.policies[name]
 
