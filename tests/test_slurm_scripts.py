@@ -274,3 +274,9 @@ def test_slurm_cli_reports_a_missing_sbatch(
     argv = ["slurm", "b.yaml", "--shards", "2", "--dir", "out", "--sbatch", str(tmp_path / "no-sbatch")]
     assert cli_main(argv) == 2
     assert "is Slurm installed here?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arg", ["--swe-shard", "--junitxml=x.xml", "--swe-resume"])
+def test_slurm_refuses_the_options_it_sets_per_shard(tmp_path: Path, arg: str) -> None:
+    with pytest.raises(ConfigError, match=arg.split("=")[0]):
+        slurm.SlurmPlan(["b.yaml"], 2, tmp_path, tmp_path, pytest_args=["-x", arg, "1/2"])

@@ -47,6 +47,9 @@ EXIT_NAME = "slurm-exit"
 #: fell in this shard. Anything else (interrupted, internal or usage error) leaves it unfinished.
 FINISHED_STATUSES = (0, 1, 5)
 
+#: The pytest options each task's script sets: not the user's to give after ``--``.
+OWN_OPTIONS = ("--swe-shard", "--swe-run-dir", "--swe-resume", "--junitxml", "--junit-xml")
+
 Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
@@ -72,6 +75,12 @@ class SlurmPlan:
             raise ConfigError(f"--shards {self.shards}: at least one shard")
         if not self.benchmarks:
             raise ConfigError("pytest-swe slurm: name at least one benchmark file")
+        taken = [a for a in self.pytest_args if a.split("=", 1)[0] in OWN_OPTIONS]
+        if taken:
+            raise ConfigError(
+                f"pytest-swe slurm sets {', '.join(OWN_OPTIONS)} for each shard itself: "
+                f"do not pass {', '.join(taken)}"
+            )
         self.directory = Path(self.directory).absolute()
         self.workdir = Path(self.workdir).absolute()
 
