@@ -223,7 +223,8 @@ def submit(
     monkeypatch.chdir(project)
     monkeypatch.setenv("SLURM_CONF", str(cluster.conf))
     argv = ["slurm", "benchmarks/demo.yaml", "--shards", str(SHARDS), "--dir", str(directory)]
-    argv += ["--provider", "docker", "--wait", "--", "-p", "no:hypothesispytest"]
+    # --time: a hung task ends (and --wait returns) instead of holding the test run.
+    argv += ["--provider", "docker", "--sbatch-arg=--time=20", "--wait", "--", "-p", "no:hypothesispytest"]
     status = cli_main(argv)
     logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted((directory / "logs").glob("*")))
     assert status == 0, logs
