@@ -187,13 +187,19 @@ def test_slurm_array_spec(shards: list[int], spec: str) -> None:
 
 
 class FakeSbatch:
-    """Records sbatch command lines and answers with job ids as ``sbatch --parsable`` does."""
+    """Records sbatch command lines and answers with job ids as ``sbatch --parsable`` does; answers
+    squeue with the jobs in ``queued``."""
 
-    def __init__(self, *answers: tuple[int, str]) -> None:
+    def __init__(self, *answers: tuple[int, str], queued: tuple[str, ...] = ()) -> None:
         self.answers = list(answers)
         self.commands: list[list[str]] = []
+        self.queued = queued
+        self.asked: list[list[str]] = []
 
     def __call__(self, command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        if command[0] == "squeue":
+            self.asked.append(command)
+            return subprocess.CompletedProcess(command, 0, "".join(f"{job}\n" for job in self.queued), "")
         self.commands.append(command)
         code, out = self.answers.pop(0)
         return subprocess.CompletedProcess(
@@ -280,3 +286,14 @@ def test_slurm_cli_reports_a_missing_sbatch(
 def test_slurm_refuses_the_options_it_sets_per_shard(tmp_path: Path, arg: str) -> None:
     with pytest.raises(ConfigError, match=arg.split("=")[0]):
         slurm.SlurmPlan(["b.yaml"], 2, tmp_path, tmp_path, pytest_args=["-x", arg, "1/2"])
+
+
+def test_slurm_resubmission_waits_for_the_last_jobs_to_end(plan: slurm.SlurmPlan) -> None:
+    slurm.submit(plan, run=FakeSbatch((0, "41"), (0, "42")))
+    busy = FakeSbatch(queued=("41",))
+    with pytest.raises(ConfigError, match=r"41 of .* still queued or running"):
+        slurm.submit(plan, run=busy)
+    assert busy.commands == []  # nothing submitted
+    assert busy.asked == [["squeue", "-h", "-o", "%F", "-t", slurm.LIVE_STATES, "-j", "41,42"]]
+    idle = FakeSbatch((0, "50"), (0, "51"), queued=("7",))  # other users' jobs do not count
+    assert slurm.submit(plan, run=idle).array_job == "50"

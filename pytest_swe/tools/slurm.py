@@ -47,6 +47,8 @@ EXIT_NAME = "slurm-exit"
 #: fell in this shard. Anything else (interrupted, internal or usage error) leaves it unfinished.
 FINISHED_STATUSES = (0, 1, 5)
 
+#: Job states in which a job may still write its shard (pending, running, suspended, completing, configuring).
+LIVE_STATES = "PD,R,S,CG,CF"
 #: The pytest options each task's script sets: not the user's to give after ``--``.
 OWN_OPTIONS = ("--swe-shard", "--swe-run-dir", "--swe-resume", "--junitxml", "--junit-xml")
 
@@ -294,11 +296,45 @@ def write_scripts(plan: SlurmPlan) -> None:
     (plan.directory / MERGE_SCRIPT).write_text(merge_script(plan))
 
 
+def still_queued(state: dict[str, Any], *, squeue: str = "squeue", run: Runner = subprocess.run) -> list[str]:
+    """The jobs of the last submission that Slurm still lists (pending or running)."""
+    last = (state.get("submissions") or [{}])[-1]
+    jobs = [str(job) for job in (last.get("array_job"), last.get("merge_job")) if job]
+    if not jobs:
+        return []
+    try:
+        # A job that has ended is not listed (or its id is no longer known: a non-zero exit).
+        done = run(
+            [squeue, "-h", "-o", "%F", "-t", LIVE_STATES, "-j", ",".join(jobs)],
+            capture_output=True,
+            text=True,
+        )
+    except OSError:
+        return []
+    listed = {line.strip() for line in done.stdout.splitlines() if line.strip()}
+    return [job for job in jobs if job in listed] if done.returncode == 0 else []
+
+
 def submit(
-    plan: SlurmPlan, *, sbatch: str = "sbatch", wait: bool = False, run: Runner = subprocess.run
+    plan: SlurmPlan,
+    *,
+    sbatch: str = "sbatch",
+    squeue: str = "squeue",
+    wait: bool = False,
+    run: Runner = subprocess.run,
 ) -> Submission:
-    """Write the scripts, submit the unfinished shards and the merge job; record both in slurm.json."""
+    """Write the scripts, submit the unfinished shards and the merge job; record both in slurm.json.
+
+    Refused while an earlier submission's jobs are still queued or running: two tasks of one
+    shard would write one run directory.
+    """
     state = load_state(plan)
+    queued = still_queued(state, squeue=squeue, run=run)
+    if queued:
+        raise ConfigError(
+            f"job(s) {', '.join(queued)} of {plan.directory} are still queued or running: "
+            "wait for them (or scancel them) before submitting again"
+        )
     write_scripts(plan)
     shards = pending_shards(plan)
     commands = sbatch_commands(plan, shards, sbatch=sbatch, wait=wait)
