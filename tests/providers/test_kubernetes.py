@@ -727,3 +727,29 @@ def test_k8s_head_tail_buffer() -> None:
         buffer.add(chunk)
     assert buffer.dropped == 6 and buffer.received == 16
     assert buffer.text() == "abcde\n[... 6 bytes of output dropped ...]\nlmnop"
+
+
+def test_k8s_session_end_sweeps_the_run_pods(
+    swe_project: Any, core: FakeCore, networking: FakeNetworking, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pod whose creation answer was lost is left to nobody but the run's end: swept by its run label."""
+    monkeypatch.setattr(kubernetes.config, "new_client_from_config", lambda **kwargs: k8s.ApiClient())
+    monkeypatch.setattr(k8s, "CoreV1Api", lambda client: core)
+    monkeypatch.setattr(k8s, "NetworkingV1Api", lambda client: networking)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    lost: list[str] = []
+    create = core.create_namespaced_pod
+
+    def create_then_lose_the_answer(namespace: str, body: Any, **kwargs: Any) -> Any:
+        create(namespace, body, **kwargs)
+        lost.append(body.metadata.name)
+        raise api_error(504, "Gateway Timeout")
+
+    monkeypatch.setattr(core, "create_namespaced_pod", create_then_lose_the_answer)
+    swe_project.demo(extra="provider: {name: kubernetes, namespace: default}\n")
+    run = swe_project.run("benchmarks/", "-k", "calc")
+    (case,) = run.cases
+    assert case.outcome == "error" and case.properties["error_kind"] == "provider_unavailable"
+    assert lost and core.pods == {}  # the run's end found the pod by its run label and deleted it
+    assert ("delete_pod", lost[0]) in core.calls
+    assert networking.policies == {}
