@@ -581,9 +581,8 @@ def test_k8s_preflight(provider: KubernetesProvider, core: FakeCore) -> None:
 def test_k8s_without_a_kubeconfig_is_provider_unavailable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing"))
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    provider = KubernetesProvider({"name": "kubernetes"}, this_run())
+    provider = KubernetesProvider({"name": "kubernetes", "kubeconfig": str(tmp_path / "missing")}, this_run())
     with pytest.raises(InfraError, match="kubeconfig") as info:
         provider.preflight()
     assert info.value.kind == "provider_unavailable"
