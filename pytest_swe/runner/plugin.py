@@ -23,6 +23,7 @@ from pytest_swe.runner.collect import UnavailableItem
 from pytest_swe.runner.collect import is_benchmark_file
 from pytest_swe.runner.collect import register_benchmark_markers
 from pytest_swe.runner.collect import split_shard
+from pytest_swe.runner.collect import thaw
 from pytest_swe.runner.header import header_lines
 from pytest_swe.runner.ledger import Ledger
 from pytest_swe.runner.outcome import item_properties
@@ -235,6 +236,7 @@ def pytest_swe_reward(item: pytest.Item, task: Task, verdict: Verdict) -> float:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    thaw()
     session = config.stash.get(session_key, None)
     if session is None:
         return
