@@ -96,6 +96,9 @@ def _run_identity(config: pytest.Config) -> tuple[RunInfo, Path]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    # Registered before any other plugin's cleanup, so it runs last: pytest's own end-of-session
+    # garbage collections still find the items frozen (see collect.thaw).
+    config.add_cleanup(thaw)
     _register_plugins(config)
     config.addinivalue_line(
         "markers", "swe_task(benchmark_file, instance_id): give a test the pytest-swe fixtures of one task"
@@ -236,7 +239,6 @@ def pytest_swe_reward(item: pytest.Item, task: Task, verdict: Verdict) -> float:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    thaw()
     session = config.stash.get(session_key, None)
     if session is None:
         return
