@@ -23,6 +23,7 @@ from pytest_swe.runner.collect import UnavailableItem
 from pytest_swe.runner.collect import is_benchmark_file
 from pytest_swe.runner.collect import register_benchmark_markers
 from pytest_swe.runner.collect import split_shard
+from pytest_swe.runner.collect import thaw
 from pytest_swe.runner.header import header_lines
 from pytest_swe.runner.ledger import Ledger
 from pytest_swe.runner.outcome import item_properties
@@ -95,6 +96,9 @@ def _run_identity(config: pytest.Config) -> tuple[RunInfo, Path]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    # Registered before any other plugin's cleanup, so it runs last: pytest's own end-of-session
+    # garbage collections still find the items frozen (see collect.thaw).
+    config.add_cleanup(thaw)
     _register_plugins(config)
     config.addinivalue_line(
         "markers", "swe_task(benchmark_file, instance_id): give a test the pytest-swe fixtures of one task"
