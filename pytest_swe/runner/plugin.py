@@ -46,6 +46,7 @@ from pytest_swe.runner.xdist import will_run
 _reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
 _ledger_key = pytest.StashKey[Ledger]()
 _progress_key = pytest.StashKey[progress.Progress]()
+_html_key = pytest.StashKey[Any]()
 _reruns = retry.Reruns()
 
 
@@ -120,6 +121,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(live, "swe-progress")
         # The controller's xdist hooks are optional: without xdist it is this process.
         config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
+        html = options.get(config, "--swe-html")
+        if html:
+            from pytest_swe.runner.htmlreport import HtmlReport
+
+            writer = config.stash[_html_key] = HtmlReport(ledger, Path(config.invocation_params.dir, html))
+            config.pluginmanager.register(writer, "swe-html")
     interrupt.install_signal_handlers(config)
 
 
@@ -256,6 +263,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.section("pytest-swe")
     config.stash[_progress_key].write_summary(terminalreporter)
     for line in ledger.summary_lines():
+        terminalreporter.write_line(line)
+    html = config.stash.get(_html_key, None)
+    for line in html.lines if html is not None else []:
         terminalreporter.write_line(line)
     if ledger.kept:
         terminalreporter.write_line(
