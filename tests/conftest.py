@@ -437,7 +437,9 @@ def chromium() -> Iterator[Any]:
     """Debian's Chromium driven by Playwright (.ci/install-html.sh installs both); fails in CI
     when missing, skips elsewhere. Never a browser Playwright downloads."""
     if not CHROMIUM.is_file():
-        unavailable(f"the HTML report's browser tests need {CHROMIUM} (Debian's chromium); run .ci/install-html.sh")
+        unavailable(
+            f"the HTML report's browser tests need {CHROMIUM} (Debian's chromium); run .ci/install-html.sh"
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
