@@ -13,6 +13,7 @@ from pytest_swe.api.sandbox import this_run
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import cleanup
+from pytest_swe.runner import debugging
 from pytest_swe.runner import interrupt
 from pytest_swe.runner import options
 from pytest_swe.runner import progress
@@ -144,6 +145,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_enter_pdb(config: pytest.Config, pdb: Any) -> None:
     interrupt.rearm(config)
+    opened = config.stash.get(debugging.pdb_item_key, None)
+    if opened is not None:  # the debugger opens on a pytest-swe item's failure: say what is left to see
+        del config.stash[debugging.pdb_item_key]
+        for line in debugging.help_lines(*opened):
+            print(line)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_exception_interact(node: Any, call: pytest.CallInfo[Any], report: Any) -> None:
+    """Before the debugger opens on an item (``--pdb``): remember which, for its help."""
+    if isinstance(node, SweItem) and node.config.getoption("usepdb", False):
+        node.config.stash[debugging.pdb_item_key] = (node, call.when)
 
 
 def pytest_leave_pdb(config: pytest.Config, pdb: Any) -> None:
