@@ -352,7 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
         "html", help="a self-contained HTML report of ledgers (two or more: compared, the first as baseline)"
     )
     p.add_argument("files", nargs="+", help=ledgers)
-    p.add_argument("-o", "--output", default="swe-report.html", help="the HTML file (default: swe-report.html)")
+    p.add_argument(
+        "-o", "--output", default="swe-report.html", help="the HTML file (default: swe-report.html)"
+    )
     p.add_argument("--title", help="the page's title")
     p.add_argument(
         "--label", action="append", help="a name for each ledger, in order (default: its run id), repeatable"
