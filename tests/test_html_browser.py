@@ -65,6 +65,9 @@ def test_filters_sorting_and_item_view(chromium: Any, tmp_path: Path) -> None:
     assert detail.is_visible()
     assert page.inner_text("#detail h2") == rows(page)[0]
     assert page.locator("#detail .evallog .graded").count() == 11  # 3 F2P and 8 P2P lines
+    assert page.locator("#detail .evallog .line:visible").count() == 12
+    page.check("#detail input.only-graded")
+    assert page.locator("#detail .evallog .line:visible").count() == 11
     assert page.locator("#detail table.tests tr.bad").count() == (0 if rows(page)[0] in resolved else 1)
     assert page.locator("#detail .diff .add").count() == 1
     assert page.locator("#detail details.step").count() >= 3

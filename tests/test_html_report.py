@@ -80,8 +80,10 @@ def test_missing_artifacts_are_named(tmp_path: Path) -> None:
     here = run / "synthetic" / "astropy__astropy-1000"
     (here / "eval.log").unlink()
     (here / "agent" / "trajectory.json").unlink()
+    (here / "verdict.json").write_text("[not a verdict")
     page = write_report([run], tmp_path / "r.html").path.read_text()
     artifacts = detail_of(page, 0)["artifacts"]
+    assert artifacts["verdict"]["missing"] == "verdict.json is not a JSON object"
     assert artifacts["eval_log"]["missing"] == f"eval log not found at {here / 'eval.log'}"
     assert artifacts["trajectory"]["missing"].startswith("trajectory not found at")
     assert "text" in artifacts["patch"]

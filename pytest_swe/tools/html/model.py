@@ -183,9 +183,12 @@ def load_item(index: int, case: Case, run_dir: Path | None) -> Item:
     if verdict.text is not None:
         try:
             loaded = json.loads(verdict.text)
-            item.verdict = loaded if isinstance(loaded, dict) else None
         except ValueError:
-            verdict.missing = "verdict.json is not valid JSON"
+            loaded = None
+        if isinstance(loaded, dict):
+            item.verdict, verdict.text = loaded, None  # shown as the verdict's view, not as its JSON
+        else:
+            verdict.missing = "verdict.json is not a JSON object"
     item.artifacts["verdict"] = verdict
     trajectory = _trajectory_artifact(props, here)
     item.artifacts["trajectory"] = trajectory

@@ -9,6 +9,7 @@ text (``textContent``, never ``innerHTML``): a log holding ``</script>`` or mark
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from collections import Counter
@@ -25,6 +26,8 @@ from pytest_swe.tools.html.model import PHASES
 from pytest_swe.tools.html.model import Item
 from pytest_swe.tools.html.model import Run
 
+#: The line xdist puts before a worker's report ("[gw1] linux -- Python 3.11.7 /path/python").
+_XDIST_HEADER = re.compile(r"\A\[gw\d+\] [^\n]*\n")
 #: Most groups one plot shows (the largest first); the rest are summed into one bar.
 MAX_GROUPS = 25
 
@@ -93,7 +96,7 @@ def item_detail(item: Item) -> dict[str, Any]:
             for name in entry.get(key) or []:
                 tests.append([str(name), str(group), passed, str(results.get(name, "") or "")])
     return {
-        "message": item.case.message,
+        "message": _XDIST_HEADER.sub("", item.case.message),
         "properties": props,
         "resolution": verdict.get("resolution", props.get("resolution", "")),
         "reasons": [str(r) for r in verdict.get("reasons") or []],

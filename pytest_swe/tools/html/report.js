@@ -142,6 +142,12 @@
     return JSON.parse(document.getElementById("detail-" + n).textContent);
   }
 
+  function lines(text) {
+    var out = text.split("\n");
+    if (out.length > 1 && out[out.length - 1] === "") out.pop(); // the file's last newline ends a line
+    return out;
+  }
+
   function block(title, cls) {
     var box = el("div", { "class": "block " + (cls || "") });
     box.appendChild(el("h3", null, title));
@@ -163,7 +169,7 @@
     pathLine(box, artifact);
     if (!artifact.text.trim()) { box.appendChild(el("p", { "class": "missing" }, "empty patch")); return box; }
     var pre = el("pre", { "class": "diff" });
-    artifact.text.split("\n").forEach(function (line) {
+    lines(artifact.text).forEach(function (line) {
       var cls = "";
       if (line.indexOf("+++") === 0 || line.indexOf("---") === 0 || line.indexOf("diff ") === 0) cls = "file";
       else if (line.charAt(0) === "+") cls = "add";
@@ -181,11 +187,23 @@
     pathLine(box, artifact);
     var byLine = {};
     marks.forEach(function (m) { byLine[m[0]] = m; });
-    var lines = artifact.text.split("\n");
-    var nav = el("p", { "class": "marks" }, marks.length + " line(s) name a graded test");
+    var nav = el("p", { "class": "marks" }, marks.length + " line(s) name a graded test ");
     box.appendChild(nav);
     var pre = el("pre", { "class": "evallog" });
-    lines.forEach(function (line, number) {
+    if (marks.length) {
+      var only = el("input", { type: "checkbox", "class": "only-graded" });
+      only.addEventListener("change", function () { pre.classList.toggle("only-graded", only.checked); });
+      var label = el("label", null, " only those lines");
+      label.insertBefore(only, label.firstChild);
+      nav.appendChild(label);
+      var jump = el("button", { type: "button", "class": "jump" }, "first failing");
+      jump.addEventListener("click", function () {
+        var first = pre.querySelector(".graded.bad") || pre.querySelector(".graded");
+        if (first) pre.scrollTop = first.offsetTop - pre.offsetTop - 20;
+      });
+      nav.appendChild(jump);
+    }
+    lines(artifact.text).forEach(function (line, number) {
       var mark = byLine[number];
       var span = el("span", { "class": "line" }, line + "\n");
       if (mark) {
@@ -222,7 +240,7 @@
         t.appendChild(tr);
       });
       box.appendChild(t);
-    } else if (!d.artifacts.verdict.text) {
+    } else if (d.artifacts.verdict.missing) {
       missing(box, d.artifacts.verdict);
     }
     return box;
