@@ -3,6 +3,8 @@ comparison, a hostile eval log, and the report of a real demo run."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +140,19 @@ def test_report_of_a_demo_run_with_wrong_predictions(
     assert page.inner_text("#detail .patch pre").startswith("diff --git")
     assert "no trajectory" in page.inner_text("#detail .trajectory")
     assert_not_blank(chromium, page)
+
+    # the same report from the JUnit file afterwards: every item with its outcome and its artifacts
+    again = swe_project.path / "again.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_swe.tools.cli", "html", str(run.junit), "-o", str(again)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    page = open_report(chromium, again)
+    statuses = {"passed": "resolved", "failed": "unresolved"}
+    for case in run.cases:
+        row = page.locator(f'#table tbody tr:has(td.id:text-is("{case.instance_id}"))')
+        assert row.locator("td.status").inner_text() == statuses.get(case.outcome, case.outcome)
+    page.click('#table tbody tr:has(td.id:text-is("demo__routes-1"))')
+    assert page.locator("#detail .evallog .graded.bad").count() >= 1
