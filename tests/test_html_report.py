@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from pytest_swe.tools.html import model
 from pytest_swe.tools.html import write_report
 
@@ -145,26 +143,42 @@ def test_cli_html(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "a directory without ledger.jsonl" in bad.stderr
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        json.dumps(
-            {
-                "messages": [
-                    {"role": "system", "content": "s"},
-                    {"role": "assistant", "content": "run ls"},
-                    {"role": "user", "content": "out"},
-                ]
-            }
-        ),
+MINI_TRAJECTORY = {
+    "trajectory_format": "mini-swe-agent-1.1",
+    "info": {"exit_status": "Submitted", "submission": "diff --git a/x b/x"},
+    "messages": [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Fix the bug."},
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "extra": {"actions": [{"command": "ls"}, {"command": "cat x"}]},
+        },
+        {"role": "tool", "content": "<output>x</output>", "extra": {"returncode": 0, "raw_output": "x\n"}},
+        {"role": "tool", "content": "no such file", "extra": {"returncode": 1}},
+        {
+            "role": "assistant",
+            "content": "Done.",
+            "tool_calls": [{"function": {"name": "bash", "arguments": '{"command": "git diff"}'}}],
+        },
+        {"role": "user", "content": "diff --git a/x b/x"},
     ],
-)
-def test_message_list_trajectory(text: str) -> None:
-    """A chat trajectory (mini-swe-agent's shape): each assistant message a step, the reply its output."""
-    steps = model.trajectory_steps(text)
+}
+
+
+def test_message_list_trajectory() -> None:
+    """mini-swe-agent's trajectory: each assistant message a step with its commands, the replies
+    their outputs and exit codes, and how it ended."""
+    steps = model.trajectory_steps(json.dumps(MINI_TRAJECTORY))
     assert steps is not None
-    assert [s["title"] for s in steps] == ["system", "step 1"]
-    assert steps[1]["thought"] == "run ls" and steps[1]["actions"][0]["output"] == "out"
+    assert [s["title"] for s in steps] == ["system", "user", "step 1", "step 2", "exit: Submitted"]
+    first = steps[2]
+    assert first["thought"] == "Let me look."
+    assert [(a["command"], a["output"], a["exit_code"]) for a in first["actions"]] == [
+        ("ls", "x\n", "0"),
+        ("cat x", "no such file", "1"),
+    ]
+    assert steps[3]["actions"] == [{"command": "git diff", "output": "diff --git a/x b/x", "exit_code": ""}]
     assert model.trajectory_steps("[1, 2]") is None and model.trajectory_steps("not json") is None
 
 

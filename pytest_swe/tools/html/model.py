@@ -271,7 +271,7 @@ def trajectory_steps(text: str) -> list[dict[str, Any]] | None:
         return _steps_of_pytest_swe(data)
     messages = data.get("messages")
     if isinstance(messages, list):
-        return _steps_of_messages(messages)
+        return _steps_of_messages(messages, data.get("info"))
     return None
 
 
@@ -333,25 +333,65 @@ def _steps_of_pytest_swe(data: dict[str, Any]) -> list[dict[str, Any]]:
     return steps
 
 
-def _steps_of_messages(messages: list[Any]) -> list[dict[str, Any]]:
-    """A chat as steps: each assistant message is one step, the next user/tool message its output."""
+def _commands(message: dict[str, Any]) -> list[str]:
+    """The commands an assistant message asked for: mini-swe-agent's ``extra.actions``, or the
+    ``command`` argument of its tool calls."""
+    extra = message.get("extra")
+    actions = extra.get("actions") if isinstance(extra, dict) else None
+    if isinstance(actions, list):
+        return [str(a.get("command", "")) for a in actions if isinstance(a, dict)]
+    commands = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            continue
+        try:
+            args = json.loads(function.get("arguments") or "{}")
+        except (TypeError, ValueError):
+            args = {}
+        command = args.get("command") if isinstance(args, dict) else None
+        commands.append(str(command) if command is not None else f"({function.get('name', 'tool')})")
+    return commands
+
+
+def _steps_of_messages(messages: list[Any], info: Any = None) -> list[dict[str, Any]]:
+    """A chat as steps: each assistant message is one step with its commands; the user or tool
+    messages after it are their outputs, in order."""
     steps: list[dict[str, Any]] = []
     pending: dict[str, Any] | None = None
+    waiting: list[dict[str, Any]] = []
     for message in messages:
         if not isinstance(message, dict):
             continue
         role = str(message.get("role", ""))
         if role == "assistant":
-            pending = {
-                "title": f"step {sum(1 for s in steps if s['title'].startswith('step')) + 1}",
-                "thought": _content(message),
-                "actions": [],
-            }
+            number = sum(1 for s in steps if s["title"].startswith("step")) + 1
+            actions = [{"command": c, "output": "", "exit_code": ""} for c in _commands(message)]
+            pending = {"title": f"step {number}", "thought": _content(message), "actions": actions}
+            waiting = list(actions)
             steps.append(pending)
         elif role in ("user", "tool") and pending is not None:
-            pending["actions"].append({"command": "", "output": _clip(_content(message)), "exit_code": ""})
+            extra = message.get("extra")
+            if not isinstance(extra, dict):
+                extra = {}
+            code = extra.get("returncode", "")
+            raw = extra.get("raw_output")  # mini-swe-agent keeps the bare output beside the templated one
+            action = waiting.pop(0) if waiting else None
+            if action is None:
+                action = {"command": "", "output": "", "exit_code": ""}
+                pending["actions"].append(action)
+            output = raw if isinstance(raw, str) else _content(message)
+            action.update(output=_clip(output), exit_code="" if code is None else str(code))
         else:
             steps.append({"title": role or "message", "thought": _content(message), "actions": []})
+    if isinstance(info, dict) and info.get("exit_status"):
+        steps.append(
+            {
+                "title": f"exit: {info['exit_status']}",
+                "thought": str(info.get("submission", "")),
+                "actions": [],
+            }
+        )
     return steps
 
 
