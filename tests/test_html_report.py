@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,6 +86,20 @@ def test_missing_artifacts_are_named(tmp_path: Path) -> None:
     assert artifacts["eval_log"]["missing"] == f"eval log not found at {here / 'eval.log'}"
     assert artifacts["trajectory"]["missing"].startswith("trajectory not found at")
     assert "text" in artifacts["patch"]
+
+
+def test_an_item_that_never_ran_has_nothing_recorded(tmp_path: Path) -> None:
+    run = bench.synthetic_run(tmp_path / "run", 1)
+    ledger = run / "ledger.jsonl"
+    entry = json.loads(ledger.read_text())
+    entry["properties"] = {k: v for k, v in entry["properties"].items() if not k.endswith("_path")}
+    entry["outcome"] = entry["properties"]["outcome"] = "skipped"
+    ledger.write_text(json.dumps(entry) + "\n")
+    shutil.rmtree(run / "synthetic")
+    artifacts = detail_of(write_report([run], tmp_path / "r.html").path.read_text(), 0)["artifacts"]
+    assert artifacts["patch"]["missing"] == "no patch recorded"
+    assert artifacts["eval_log"]["missing"] == "no eval log recorded"
+    assert artifacts["verdict"]["missing"] == "no verdict recorded"
 
 
 def test_moved_run_directory_is_searched(tmp_path: Path) -> None:

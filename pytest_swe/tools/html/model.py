@@ -127,9 +127,9 @@ def _artifact(
 ) -> Artifact:
     path = _find(recorded, candidates)
     if path is None:
-        where = recorded or (str(candidates[0]) if candidates else "")
-        why = f"no {what} recorded" if not where else f"{what} not found at {where}"
-        return Artifact(name, where, missing=why)
+        if not recorded:  # the item ended before it had one (a bad row, a skip, a sandbox error)
+            return Artifact(name, "", missing=f"no {what} recorded")
+        return Artifact(name, recorded, missing=f"{what} not found at {recorded}")
     try:
         text, cut = read_text(path, limit)
     except OSError as exc:
