@@ -1,5 +1,5 @@
 """Make the README's screenshots (docs/img/): the HTML report of a demo run with the wrong
-predictions, one of its items, and the live status line of a run in a real terminal (tmux),
+predictions, one of its items, its comparison with a gold run, and the live status line of a run in a real terminal (tmux),
 rendered by headless Chromium from the captured text. Needs Docker with the demo images, tmux
 and /usr/bin/chromium.
 
@@ -22,6 +22,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from bench_html import CHROMIUM  # noqa: E402
 from bench_html import CHROMIUM_ARGS  # noqa: E402
+
+from pytest_swe.tools.html import write_report  # noqa: E402
 
 PYTEST = [sys.executable, "-m", "pytest", "benchmarks/demo.yaml", "-p", "no:cacheprovider", "-n", "2"]
 WRONG = ["--swe-predictions", "benchmarks/demo/predictions-wrong.jsonl"]
@@ -67,12 +69,17 @@ def live_line(work: Path) -> str:
             counts = [line for line in screen.splitlines() if line.startswith("[") and "/8]" in line]
             if counts and not counts[-1].startswith(("[0/", "[1/", "[2/", "[3/")):
                 break
-        return screen.rstrip() + "\n"
+        captured = screen.rstrip() + "\n"
+        for _ in range(1200):  # let the run finish: its ledger is the comparison's second run
+            time.sleep(0.1)
+            if (work / "live" / "run.json").is_file():
+                break
+        return captured
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False)
 
 
-def shoot(report: Path, terminal: str, out: Path) -> None:
+def shoot(report: Path, terminal: str, compare: Path, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -90,6 +97,11 @@ def shoot(report: Path, terminal: str, out: Path) -> None:
             f"{html.escape(terminal)}</pre></body>"
         )
         page.locator("#t").screenshot(path=str(out / "live-line.png"))
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(compare.as_uri())
+        page.wait_for_selector("body[data-ready]")
+        page.check("#changed-only")
+        page.locator("#compare").screenshot(path=str(out / "html-compare.png"))
         browser.close()
 
 
@@ -102,7 +114,10 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="readme-shots-"))
     report = report_of_a_demo_run(work)
     terminal = live_line(work)
-    shoot(report, terminal, out)
+    compare = write_report(
+        [work / "run", work / "live"], work / "compare.html", labels=["wrong predictions", "gold"]
+    ).path
+    shoot(report, terminal, compare, out)
     print(f"wrote {', '.join(sorted(p.name for p in out.glob('*.png')))} to {out}")
     return 0
 

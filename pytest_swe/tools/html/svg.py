@@ -8,7 +8,7 @@ from html import escape
 ROW = 22
 LABEL_WIDTH = 190
 BAR_WIDTH = 320
-VALUE_WIDTH = 130
+VALUE_WIDTH = 200
 WIDTH = LABEL_WIDTH + BAR_WIDTH + VALUE_WIDTH
 
 #: Colours by meaning; the stylesheet's legend uses the same names.
