@@ -52,7 +52,8 @@ def help_lines(item: pytest.Item, when: str) -> list[str]:
     lines += [f"  enter the {line}" for line in record.sandboxes]
     for script in item.stash.get(copied_key, []):
         lines.append(
-            f"  the eval script, copied into the eval sandbox: {script} (bash {script} runs the tests again)"
+            f"  the eval script, copied into the eval sandbox: {script} (bash {script} runs the tests "
+            "again as graded, the harness's probe and its canary tests included)"
         )
     if when == "call":
         lines.append(
