@@ -117,18 +117,27 @@
     return state.desc ? out.reverse() : out;
   }
 
+  // Each item's row is built once; a redraw only picks and orders the rows.
+  var rowNodes = {};
+  function rowOf(item) {
+    var row = rowNodes[item.n];
+    if (!row) {
+      row = rowNodes[item.n] = el("tr", { "data-n": String(item.n), "class": "row " + item.status });
+      COLUMNS.forEach(function (col) {
+        row.appendChild(el("td", { "class": col.key }, col.value(item)));
+      });
+    }
+    return row;
+  }
+  table.addEventListener("click", function (event) {
+    var row = event.target.closest("tr.row");
+    if (row) openItem(Number(row.getAttribute("data-n")));
+  });
+
   function draw() {
     var body = document.createElement("tbody");
     var list = sorted(items.filter(shown));
-    list.forEach(function (item) {
-      var row = el("tr", { "data-n": String(item.n), "class": "row " + item.status });
-      COLUMNS.forEach(function (col) {
-        var td = el("td", { "class": col.key }, col.value(item));
-        row.appendChild(td);
-      });
-      row.addEventListener("click", function () { openItem(item.n); });
-      body.appendChild(row);
-    });
+    list.forEach(function (item) { body.appendChild(rowOf(item)); });
     table.replaceChild(body, table.tBodies[0]);
     table.tHead.querySelectorAll("th").forEach(function (th) {
       th.classList.toggle("sorted", th.getAttribute("data-key") === state.sort);
