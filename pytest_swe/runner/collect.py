@@ -284,8 +284,13 @@ def thaw() -> None:
         _froze = False
 
 
-def swe_instance(swe_verdict: Any, swe_task: Any, request: pytest.FixtureRequest) -> None:
-    """One dataset row: resolved if the agent's patch passes the row's tests in a fresh sandbox."""
+def swe_instance(
+    swe_verdict: Any, swe_task: Any, swe_eval_sandbox: Any, request: pytest.FixtureRequest
+) -> None:
+    """One dataset row: resolved if the agent's patch passes the row's tests in a fresh sandbox.
+
+    The eval sandbox is a parameter (the verdict needs it anyway) so that ``--pdb``, which opens
+    in this frame, has it in scope beside the task and the verdict."""
     from pytest_swe.runner.outcome import assert_resolved
     from pytest_swe.runner.properties import get_record
 

@@ -13,6 +13,7 @@ from pytest_swe.api.sandbox import this_run
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import cleanup
+from pytest_swe.runner import debugging
 from pytest_swe.runner import interrupt
 from pytest_swe.runner import options
 from pytest_swe.runner import progress
@@ -47,6 +48,7 @@ from pytest_swe.runner.xdist import will_run
 _reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
 _ledger_key = pytest.StashKey[Ledger]()
 _progress_key = pytest.StashKey[progress.Progress]()
+_html_key = pytest.StashKey[Any]()
 _reruns = retry.Reruns()
 
 
@@ -124,6 +126,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(live, "swe-progress")
         # The controller's xdist hooks are optional: without xdist it is this process.
         config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
+        html = options.get(config, "--swe-html")
+        if html:
+            from pytest_swe.runner.htmlreport import HtmlReport
+
+            writer = config.stash[_html_key] = HtmlReport(ledger, Path(config.invocation_params.dir, html))
+            config.pluginmanager.register(writer, "swe-html")
     interrupt.install_signal_handlers(config)
 
 
@@ -141,6 +149,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_enter_pdb(config: pytest.Config, pdb: Any) -> None:
     interrupt.rearm(config)
+    opened = config.stash.get(debugging.pdb_item_key, None)
+    if opened is not None:  # the debugger opens on a pytest-swe item's failure: say what is left to see
+        del config.stash[debugging.pdb_item_key]
+        for line in debugging.help_lines(*opened):
+            print(line)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_exception_interact(node: Any, call: pytest.CallInfo[Any], report: Any) -> None:
+    """Before the debugger opens on an item (``--pdb``): remember which, for its help."""
+    if isinstance(node, SweItem) and node.config.getoption("usepdb", False):
+        node.config.stash[debugging.pdb_item_key] = (node, call.when)
 
 
 def pytest_leave_pdb(config: pytest.Config, pdb: Any) -> None:
@@ -260,6 +280,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.section("pytest-swe")
     config.stash[_progress_key].write_summary(terminalreporter)
     for line in ledger.summary_lines():
+        terminalreporter.write_line(line)
+    html = config.stash.get(_html_key, None)
+    for line in html.lines if html is not None else []:
         terminalreporter.write_line(line)
     if ledger.kept:
         terminalreporter.write_line(

@@ -232,6 +232,22 @@ def _cmd_regrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_html(args: argparse.Namespace) -> int:
+    from pytest_swe.tools import html
+
+    try:
+        written = html.write_report(
+            [Path(f) for f in args.files], Path(args.output), title=args.title, labels=args.label
+        )
+    except report.LEDGER_ERRORS as exc:  # the output not written is an OSError too
+        print(f"pytest-swe html: {exc}", file=sys.stderr)
+        return 2
+    if not written.items:
+        print("pytest-swe html: no pytest-swe testcases (with a 'reward' property) found", file=sys.stderr)
+    print(f"wrote {written.path}: {written.items} item(s) of {written.runs} run(s), {written.bytes} bytes")
+    return 0 if written.items else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-swe", description="pytest-swe: SWE benchmark harness tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -331,6 +347,19 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", help="directory of the new ledger (default: RUN_DIR/regrade-<timestamp>)"
     )
     p.set_defaults(func=_cmd_regrade)
+
+    p = sub.add_parser(
+        "html", help="a self-contained HTML report of ledgers (two or more: compared, the first as baseline)"
+    )
+    p.add_argument("files", nargs="+", help=ledgers)
+    p.add_argument(
+        "-o", "--output", default="swe-report.html", help="the HTML file (default: swe-report.html)"
+    )
+    p.add_argument("--title", help="the page's title")
+    p.add_argument(
+        "--label", action="append", help="a name for each ledger, in order (default: its run id), repeatable"
+    )
+    p.set_defaults(func=_cmd_html)
     return parser
 
 
