@@ -89,5 +89,6 @@ if [ "$TESTS" = 1 ]; then
     log "test runners for the parser tests"
     bash .ci/install-runners.sh
   fi
+  bash .ci/install-pool.sh  # network namespaces, openssl and dockerd for the Docker pool tests
 fi
 log "ready"
