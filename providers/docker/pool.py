@@ -231,6 +231,9 @@ class PoolHost(DockerProvider):
         self._images.add(image)
         return True
 
+    def saw(self, image: str) -> None:
+        self._images.add(image)
+
     def close(self) -> None:
         self._forget_health_client()
         super().close()
@@ -508,17 +511,20 @@ class DockerPool:
     def _bring(self, host: PoolHost, image: str) -> list[str] | None:
         problems: list[str] = []
         if self.registry and self.pull != "never":
+            client = host.transfer_client()
             try:
-                images.pull_image(host.transfer_client(), image)
-                host._images.add(image)
+                images.pull_image(client, image)
+                host.saw(image)
                 return None
             except InfraError as exc:
                 problems.append(f"pull: {exc.args[0]}")
+            finally:
+                client.close()
         peers = [h for h in self.hosts if h is not host and not h.drained() and h.has_image(image)]
         for peer in peers:
             try:
                 stream_image(peer, host, image)
-                host._images.add(image)
+                host.saw(image)
                 return None
             except engine_errors(InfraError) as exc:
                 problems.append(f"from {peer.host_name}: {exc}")
