@@ -5,6 +5,7 @@ a private veth link (``scripts/pool_hosts.py``), one of them cut off mid-run."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import subprocess
@@ -39,7 +40,7 @@ from conftest import unavailable
 
 pool_hosts = load_module(REPO / "scripts" / "pool_hosts.py")
 DEMO_IMAGE = "pytest-swe-demo/sweb.eval.x86_64.demo_1776_calc-1:latest"
-FAST = {"health_interval": 1, "health_timeout": 3, "request_timeout": 15}
+FAST = {"health_interval": 1, "health_timeout": 5, "request_timeout": 20}
 """Timings that let a test see a host drained within seconds (the defaults are for real networks)."""
 
 
@@ -106,11 +107,12 @@ def test_pool_capacity_is_counted_across_processes(tmp_path: Path) -> None:
     assert slots.load() == 0  # the kernel released the dead process's locks
 
 
-def test_pool_drain_marker_is_seen_by_every_process(tmp_path: Path) -> None:
-    first, second = HostSlots(tmp_path, "h", 1), HostSlots(tmp_path, "h", 1)
+def test_pool_drain_marker_is_seen_by_every_process_of_the_run_only(tmp_path: Path) -> None:
+    first, second = HostSlots(tmp_path, "h", 1, owner="1@5"), HostSlots(tmp_path, "h", 1, owner="1@5")
     assert second.drained() is None
     first.drain("stopped answering")
     assert "stopped answering" in (second.drained() or "")
+    assert HostSlots(tmp_path, "h", 1, owner="2@9").drained() is None  # a resumed run tries the host again
 
 
 def test_pool_configuration_is_checked(tmp_path: Path) -> None:
@@ -167,7 +169,8 @@ class Pool:
         chosen = engines or self.engines
         hosts = [e.host_entry(self.certs, capacity=capacity) for e in chosen]
         settings = {"name": "docker", "pull": "never", "hosts": hosts, **FAST, **options}
-        return DockerPool(settings, this_run(run_id=run_id))
+        run = dataclasses.replace(this_run(run_id=run_id), run_dir=str(self.certs.parent / "runs" / run_id))
+        return DockerPool(settings, run)
 
     def settings_yaml(self, capacity: int = 2) -> str:
         body = {"name": "docker", "pull": "never", "hosts": self.hosts(capacity), **FAST}
@@ -336,6 +339,35 @@ def test_pool_drain_fails_the_in_flight_sandbox_and_places_the_next_elsewhere(
     finally:
         sweeper.close()
     assert pool.labelled(victim, run="drain") == []
+
+
+def test_pool_host_down_at_the_start_is_drained_and_skipped(pool: Pool, tmp_path: Path) -> None:
+    hosts = [
+        {"name": "gone", "url": f"unix://{tmp_path}/no-engine.sock"},
+        pool.engines[0].host_entry(pool.certs),
+    ]
+    provider = DockerPool(
+        {"name": "docker", "pull": "never", "hosts": hosts, **FAST},
+        dataclasses.replace(this_run(), run_dir=str(tmp_path / "a")),
+    )
+    try:
+        provider.preflight()
+        assert "did not answer at the start" in (provider.hosts[0].drained() or "")
+        sandbox = provider.create(SandboxSpec(image=DEMO_IMAGE, labels={"pytest-swe.instance": "x"}))
+        assert sandbox.sandbox_host == pool.engines[0].name
+        assert sandbox.close().removed
+    finally:
+        provider.close()
+    nobody = DockerPool(
+        {"name": "docker", "hosts": hosts[:1], **FAST},
+        dataclasses.replace(this_run(), run_dir=str(tmp_path / "b")),
+    )
+    with pytest.raises(InfraError, match="no host of the Docker pool answers") as fault:
+        nobody.preflight()
+    assert fault.value.kind == "provider_unavailable"
+    with pytest.raises(InfraError, match="every host of the Docker pool is drained"):
+        nobody.create(SandboxSpec(image=DEMO_IMAGE))
+    nobody.close()
 
 
 def test_pool_item_sandboxes_share_one_slot_and_host(pool: Pool) -> None:

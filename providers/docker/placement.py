@@ -78,9 +78,12 @@ class Slot:
 class HostSlots:
     """The slot lock files, placement count and drain marker of one host in the run's directory."""
 
-    def __init__(self, state_dir: Path, host: str, capacity: int) -> None:
+    def __init__(self, state_dir: Path, host: str, capacity: int, owner: str = "") -> None:
         self.host = host
         self.capacity = capacity
+        self.owner = owner
+        """Who runs the run (controller pid and start): a marker another run left (``--swe-resume``
+        reuses the run directory) does not drain the host for this one."""
         self.dir = state_dir / _safe(host)
         self.dir.mkdir(parents=True, exist_ok=True)
 
@@ -125,15 +128,19 @@ class HostSlots:
             return 0
 
     def drain(self, reason: str) -> None:
-        with contextlib.suppress(FileExistsError), open(self.dir / DRAINED, "x") as marker:
-            marker.write(f"{time.strftime('%H:%M:%S')} {reason}\n")
+        if self.drained():
+            return
+        staging = self.dir / f"{DRAINED}.{os.getpid()}"
+        staging.write_text(f"{self.owner}\n{time.strftime('%H:%M:%S')} {reason}\n")
+        staging.replace(self.dir / DRAINED)  # whole or absent for a reader in another process
 
     def drained(self) -> str | None:
-        """Why the host was drained (by any worker of the run), or None."""
+        """Why the host was drained (by any worker of this run), or None."""
         try:
-            return (self.dir / DRAINED).read_text().strip() or "drained"
+            owner, _, reason = (self.dir / DRAINED).read_text().partition("\n")
         except FileNotFoundError:
             return None
+        return (reason.strip() or "drained") if owner == self.owner else None
 
     def image_lock(self, image: str) -> Path:
         """The lock file that lets one process at a time bring ``image`` to this host."""

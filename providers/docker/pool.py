@@ -144,7 +144,9 @@ class PoolHost(DockerProvider):
         super().__init__({**options, "host": config.url}, run)
         self.config = config
         self.timings = dict(timings)
-        self.slots = HostSlots(state_dir, config.name, config.capacity)
+        self.slots = HostSlots(
+            state_dir, config.name, config.capacity, owner=f"{run.owner_pid}@{run.owner_start}"
+        )
         self.failures = 0
         self._health: Any = None
         self._health_lock = threading.Lock()
