@@ -439,3 +439,26 @@ def test_pool_host_lacking_an_image_gets_it_streamed_from_a_peer(pool: Pool, tmp
             with contextlib.suppress(docker.errors.DockerException):
                 client.images.remove(tag, force=True)
             client.close()
+
+
+CRASH_CONFTEST = """
+import os, signal, pytest
+
+@pytest.hookimpl
+def pytest_swe_verdict(item, task, verdict):
+    # Kills this xdist worker while the item's eval sandbox is still up on its pool host.
+    if task.instance_id == "demo__calc-1":
+        os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_pool_crashed_worker_sandbox_is_removed_from_its_host_by_the_controller(
+    swe_project: SweProject, pool: Pool
+) -> None:
+    swe_project.demo(extra=f"provider: {pool.settings_yaml()}\n")
+    (swe_project.path / "conftest.py").write_text(CRASH_CONFTEST)
+    run = swe_project.run("benchmarks/", "-n", "2", "-k", "calc or pager")
+    assert run.outcomes() == {"demo__calc-1": "error", "demo__pager-1": "passed"}
+    assert run.by_id["demo__calc-1"].properties["error_kind"] == "worker_crashed"
+    for engine in pool.engines:
+        assert pool.labelled(engine, run=run.suite["run_id"]) == [], engine.name
