@@ -429,6 +429,11 @@ class DockerPool:
                 if slot is not None:
                     return host, slot
             if time.monotonic() >= deadline:
+                if not views:
+                    raise InfraError(
+                        "provider_unavailable",
+                        f"no host of the Docker pool answered in time ({self._describe()})",
+                    )
                 total = sum(h.config.capacity for h in self.hosts if not h.drained())
                 raise InfraError(
                     "sandbox_start",
