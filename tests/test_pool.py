@@ -31,6 +31,7 @@ from pytest_swe.providers.docker.placement import HostView
 from pytest_swe.providers.docker.placement import rank
 from pytest_swe.providers.docker.pool import DockerFactory
 from pytest_swe.providers.docker.pool import parse_hosts
+from pytest_swe.runner.properties import ItemRecord
 
 from conftest import DEMO_IDS
 from conftest import REPO
@@ -105,6 +106,13 @@ def test_pool_capacity_is_counted_across_processes(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     assert slots.load() == 0  # the kernel released the dead process's locks
+
+
+def test_pool_sandbox_host_lists_each_host_of_an_item_once() -> None:
+    record = ItemRecord()
+    for host in ("h2", "h1", "h2"):
+        record.sandbox_placed(host)
+    assert record.properties["sandbox_host"] == "h2,h1"
 
 
 def test_pool_drain_marker_is_seen_by_every_process_of_the_run_only(tmp_path: Path) -> None:
@@ -224,6 +232,7 @@ def restore_links(pool: Pool) -> Iterator[None]:
         engine.restore()
 
 
+@pytest.mark.docker
 def test_pool_engine_refuses_a_client_without_a_certificate(pool: Pool) -> None:
     import docker
 
@@ -238,6 +247,7 @@ def test_pool_engine_refuses_a_client_without_a_certificate(pool: Pool) -> None:
         provider.close()
 
 
+@pytest.mark.docker
 def test_pool_gold_demo_on_three_hosts_resolves_all_spread_over_hosts(
     swe_project: SweProject, pool: Pool
 ) -> None:
@@ -251,6 +261,7 @@ def test_pool_gold_demo_on_three_hosts_resolves_all_spread_over_hosts(
         assert pool.labelled(engine, run=run.suite["run_id"]) == []
 
 
+@pytest.mark.docker
 def test_pool_host_cut_off_mid_run_items_retried_elsewhere_none_lost_none_orphaned(
     swe_project: SweProject, pool: Pool, restore_links: None
 ) -> None:
@@ -305,6 +316,7 @@ def test_pool_host_cut_off_mid_run_items_retried_elsewhere_none_lost_none_orphan
     assert pool.labelled(victim, run=run_id) == []
 
 
+@pytest.mark.docker
 def test_pool_drain_fails_the_in_flight_sandbox_and_places_the_next_elsewhere(
     pool: Pool, restore_links: None
 ) -> None:
@@ -341,6 +353,7 @@ def test_pool_drain_fails_the_in_flight_sandbox_and_places_the_next_elsewhere(
     assert pool.labelled(victim, run="drain") == []
 
 
+@pytest.mark.docker
 def test_pool_host_down_at_the_start_is_drained_and_skipped(pool: Pool, tmp_path: Path) -> None:
     hosts = [
         {"name": "gone", "url": f"unix://{tmp_path}/no-engine.sock"},
@@ -370,6 +383,7 @@ def test_pool_host_down_at_the_start_is_drained_and_skipped(pool: Pool, tmp_path
     nobody.close()
 
 
+@pytest.mark.docker
 def test_pool_item_sandboxes_share_one_slot_and_host(pool: Pool) -> None:
     """An item's agent and eval sandboxes go to the same host in one slot: with capacity 1 per host
     an item holding its agent sandbox never waits for itself."""
@@ -390,6 +404,7 @@ def test_pool_item_sandboxes_share_one_slot_and_host(pool: Pool) -> None:
         provider.close()
 
 
+@pytest.mark.docker
 def test_pool_full_pool_is_a_sandbox_start_error_after_the_start_timeout(pool: Pool) -> None:
     provider = pool.provider("full", capacity=1, engines=pool.engines[:1])
     try:
@@ -404,6 +419,7 @@ def test_pool_full_pool_is_a_sandbox_start_error_after_the_start_timeout(pool: P
         provider.close()
 
 
+@pytest.mark.docker
 def test_pool_host_lacking_an_image_gets_it_streamed_from_a_peer(pool: Pool, tmp_path: Path) -> None:
     import docker
 
@@ -452,6 +468,7 @@ def pytest_swe_verdict(item, task, verdict):
 """
 
 
+@pytest.mark.docker
 def test_pool_crashed_worker_sandbox_is_removed_from_its_host_by_the_controller(
     swe_project: SweProject, pool: Pool
 ) -> None:
