@@ -158,6 +158,54 @@ def test_pool_is_the_docker_provider_with_hosts() -> None:
     assert isinstance(factory({"name": "docker", "hosts": ["unix:///nonexistent.sock"]}, run), DockerPool)
 
 
+def test_pool_image_comes_from_the_registry_when_configured_else_from_a_peer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_swe.providers.docker import pool as pool_module
+
+    calls: list[str] = []
+    present = {"peer": {"img"}, "new": set()}
+
+    def has_image(self: Any, image: str) -> bool:
+        return image in present[self.host_name]
+
+    def pull(client: Any, image: str) -> None:
+        calls.append("pull")
+        if image == "unpullable":
+            raise InfraError("image_missing", "no registry answers")
+        present["new"].add(image)
+
+    def stream(source: Any, target: Any, image: str) -> None:
+        calls.append(f"stream from {source.host_name}")
+        present[target.host_name].add(image)
+
+    class Client:
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(pool_module.PoolHost, "has_image", has_image)
+    monkeypatch.setattr(pool_module.PoolHost, "transfer_client", lambda self: Client())
+    monkeypatch.setattr(pool_module.images, "pull_image", pull)
+    monkeypatch.setattr(pool_module, "stream_image", stream)
+    hosts = [{"name": n, "url": f"unix://{tmp_path}/{n}.sock"} for n in ("peer", "new")]
+    run = dataclasses.replace(this_run(), run_dir=str(tmp_path))
+
+    with_registry = DockerPool({"name": "docker", "hosts": hosts, "registry": True}, run)
+    with_registry.ensure_image(with_registry.hosts[1], "img")
+    assert calls == ["pull"]
+    present["peer"].add("unpullable")
+    with_registry.ensure_image(with_registry.hosts[1], "unpullable")  # the registry fails: a peer has it
+    assert calls == ["pull", "pull", "stream from peer"]
+
+    calls.clear()
+    present["new"].clear()
+    peers_only = DockerPool({"name": "docker", "hosts": hosts}, run)
+    peers_only.ensure_image(peers_only.hosts[1], "img")
+    assert calls == ["stream from peer"]
+    peers_only.ensure_image(peers_only.hosts[1], "img")  # there now: nothing to do
+    assert calls == ["stream from peer"]
+
+
 # --- real engines in network namespaces ----------------------------------------------------------------
 
 
