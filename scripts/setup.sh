@@ -90,5 +90,6 @@ if [ "$TESTS" = 1 ]; then
     bash .ci/install-runners.sh
   fi
   bash .ci/install-html.sh  # Chromium for the HTML report's browser tests
+  bash .ci/install-pool.sh  # network namespaces, openssl and dockerd for the Docker pool tests
 fi
 log "ready"

@@ -118,6 +118,15 @@ class LimitCounting(Protocol):
 
 
 @runtime_checkable
+class Located(Protocol):
+    """A sandbox that knows which host runs it (one engine of a pool, say): the item's
+    ``sandbox_host`` property, so a run shows where each item went."""
+
+    @property
+    def sandbox_host(self) -> str: ...
+
+
+@runtime_checkable
 class Provider(Protocol):
     @property
     def name(self) -> str: ...
@@ -199,6 +208,9 @@ class RunInfo:
     owner_host: str
     owner_start: str
     worker: str = "main"
+    run_dir: str = ""
+    """The run directory, which every process of the run (each xdist worker) shares: where a
+    provider keeps state they must agree on (a pool's slot locks). Empty when there is none."""
 
 
 def process_start(pid: int) -> str:

@@ -25,6 +25,7 @@ from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import Located
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import SandboxSpec
@@ -190,6 +191,8 @@ def _open_sandbox(
         sandbox = provider.create(spec)
         deadline.watch(sandbox)  # removed at once if the deadline passed while it started
     record.sandbox_opened(spec.role, sandbox.enter_command())
+    if isinstance(sandbox, Located):
+        record.sandbox_placed(sandbox.sandbox_host)
     return sandbox
 
 

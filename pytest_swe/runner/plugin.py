@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,13 @@ def _register_plugins(config: pytest.Config) -> None:
 
 
 def _run_identity(config: pytest.Config) -> tuple[RunInfo, Path]:
-    """Who owns this run's sandboxes, and its run directory (the controller's, on a worker)."""
+    """Who owns this run's sandboxes, and its run directory (the controller's, on a worker), which
+    the run's identity carries too (providers coordinate the run's processes there)."""
+    run, path = _owner_and_dir(config)
+    return dataclasses.replace(run, run_dir=str(path)), path
+
+
+def _owner_and_dir(config: pytest.Config) -> tuple[RunInfo, Path]:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and "swe_run_id" in workerinput:
         run = this_run(
