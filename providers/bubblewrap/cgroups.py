@@ -75,9 +75,8 @@ class SandboxGroups:
             if not _write(path / "memory.limit_in_bytes", str(memory)):
                 raise OSError(f"cannot set the memory limit in {path}")
             _write(path / "memory.memsw.limit_in_bytes", str(memory))  # no swap beyond it, when accounted
-        if pids and "pids" in self.controllers:
-            if not _write(self.group("pids") / "pids.max", str(pids)):
-                raise OSError(f"cannot set the process limit in {self.group('pids')}")
+        if pids and "pids" in self.controllers and not _write(self.group("pids") / "pids.max", str(pids)):
+            raise OSError(f"cannot set the process limit in {self.group('pids')}")
         if cpus and "cpu" in self.controllers:
             path = self.group("cpu")
             _write(path / "cpu.cfs_period_us", "100000")
