@@ -54,7 +54,9 @@ class DockerProvider:
     """Creates containers with the docker SDK; knows nothing of datasets or grading."""
 
     name = "docker"
-    capabilities = frozenset({"exec", "files", "limits", "network-off", "labels", "ttl"})
+    capabilities = frozenset(
+        {"exec", "files", "limits", "oom", "pids-limit", "disk-limit", "network-off", "labels", "ttl"}
+    )
 
     def __init__(self, options: Mapping[str, Any], run: RunInfo) -> None:
         self.options = dict(options)

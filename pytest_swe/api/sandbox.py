@@ -22,6 +22,21 @@ LABEL = "pytest-swe"
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+CAPABILITIES: Mapping[str, str] = {
+    "exec": "runs commands with a real timeout kill (Sandbox.exec)",
+    "files": "writes and reads files, binary-safe",
+    "limits": "holds a sandbox to its memory, cpus and pids limits",
+    "oom": "a command killed for exceeding the memory limit is reported (oom)",
+    "pids-limit": "hitting the pids limit is counted (pids_limit)",
+    "disk-limit": "writing past the disk limit is counted (disk_full)",
+    "network-off": "a sandbox without network reaches nothing outside itself, loopback of the host neither",
+    "labels": "sandboxes carry the run's identity: reap by run, worker, kept, and orphans of a dead owner",
+    "ttl": "a sandbox ends itself after its ttl even if its owner was killed",
+}
+"""What a provider's ``capabilities`` may name, and what each promises (the conformance suite,
+tests/providers, checks each one a provider declares; a family's ``needs`` name them too)."""
+
+
 @dataclass
 class SandboxSpec:
     """What to start: an image, where to work, and the limits to hold it to."""
