@@ -5,7 +5,7 @@
 # e2fsprogs (the size-limited filesystem that holds a sandbox's writable layer) and util-linux
 # (nsenter, losetup). Idempotent: apt runs only for missing packages.
 set -euo pipefail
-PACKAGES=(bubblewrap fuse-overlayfs skopeo umoci e2fsprogs util-linux)
+PACKAGES=(bubblewrap busybox-static fuse-overlayfs skopeo umoci e2fsprogs util-linux)
 missing=()
 for package in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

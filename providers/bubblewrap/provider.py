@@ -95,7 +95,11 @@ class BubblewrapProvider:
     """Rootless-capable, daemonless sandboxes with bubblewrap; knows nothing of datasets or grading."""
 
     name = "bubblewrap"
-    capabilities = frozenset({"exec", "files", "limits", "network-off", "labels", "ttl"})
+    capabilities = frozenset(
+        {"exec", "files", "limits", "oom", "pids-limit", "disk-limit", "network-off", "labels", "ttl"}
+    )
+    """All of them where cgroups and loop mounts are at hand (root); rootless, the limits are not
+    enforced (README, section bubblewrap)."""
 
     def __init__(self, options: Mapping[str, Any], run: RunInfo) -> None:
         self.options = dict(options)

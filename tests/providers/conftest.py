@@ -156,6 +156,7 @@ def import_tiny(name: str, tmp: Path, **options: Any) -> tuple[dict[str, Any], s
 PROVIDER_SETUP: dict[str, Setup] = {
     "docker": lambda tmp: import_tiny("docker", tmp, pull="never", disk_limit=DISK_LIMIT),
     "podman": lambda tmp: import_tiny("podman", tmp, pull="never", disk_limit=DISK_LIMIT),
+    "bubblewrap": lambda tmp: import_tiny("bubblewrap", tmp, pull="never", disk_limit=DISK_LIMIT),
 }
 """How each provider gets the suite's image: name -> function(tmp dir) returning (options, image).
 A provider without an entry is imported with :func:`import_tiny` and its default options."""

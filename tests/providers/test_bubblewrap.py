@@ -1,0 +1,342 @@
+"""The bubblewrap provider beyond the conformance suite: real bwrap, real cgroups, real mounts.
+
+What only this provider has to get right: root filesystems unpacked once per digest from each
+source (Docker's ``docker save`` with its whiteouts, an OCI archive through skopeo and umoci, a
+tarball, a Dockerfile built without any engine), a run that needs no Docker daemon once they
+exist, state kept between commands, host paths out of reach through symlinks, and removal that
+leaves no process, mount or cgroup behind, also for an owner killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import this_run
+from pytest_swe.providers.bubblewrap import BubblewrapProvider
+from pytest_swe.providers.bubblewrap import BubblewrapSandbox
+from pytest_swe.providers.bubblewrap.cgroups import ROOT as CGROUP_ROOT
+from pytest_swe.providers.bubblewrap.images import apply_layer
+from pytest_swe.providers.bubblewrap.images import parse_dockerfile
+from pytest_swe.providers.bubblewrap.layer import mounts_under
+
+from .conftest import tiny_rootfs
+from .conftest import unavailable
+from conftest import require_docker
+
+TINY = "pytest-swe-bwrap-test/tiny:1"
+DEAD_DOCKER = "unix:///nonexistent/pytest-swe-bwrap-test.sock"
+
+
+def _tar(entries: dict[str, bytes | None]) -> bytes:
+    """A tar of files (bytes) and directories (None)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in entries.items():
+            info = tarfile.TarInfo(name)
+            if data is None:
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(info)
+            else:
+                info.size, info.mode = len(data), 0o644
+                tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> str:
+    provider = BubblewrapProvider({}, this_run())
+    try:
+        provider.preflight()
+    except InfraError as exc:
+        unavailable("bubblewrap", str(exc))
+    provider.import_image(tiny_rootfs(tmp_path_factory.mktemp("tiny")), TINY)
+    return TINY
+
+
+@pytest.fixture
+def provider(tiny: str) -> Iterator[BubblewrapProvider]:
+    built = BubblewrapProvider({"disk_limit": "64m"}, this_run(run_id=f"bwt-{os.urandom(4).hex()}"))
+    yield built
+    built.reap(run_id=built.run.run_id, kept=None)
+    built.close()
+
+
+@pytest.fixture
+def sandbox(provider: BubblewrapProvider, tiny: str) -> Iterator[BubblewrapSandbox]:
+    sb = provider.create(SandboxSpec(image=tiny, workdir="/work", memory="256m", pids=64))
+    yield sb
+    sb.close()
+
+
+def leftovers(provider: BubblewrapProvider, sandbox_id: str) -> list[str]:
+    """What of a sandbox is still on the host: processes naming it, mounts, its directory, cgroups."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        if any(sandbox_id in part for part in process.info["cmdline"] or []):
+            found.append(f"process {process.pid}: {' '.join(process.info['cmdline'])[:120]}")
+    base = provider.sandboxes / sandbox_id
+    found += [f"mount {m}" for m in mounts_under(base)]
+    if base.exists():
+        found.append(f"directory {base}")
+    found += [f"cgroup {p}" for p in CGROUP_ROOT.glob(f"*/pytest-swe-bwrap/{sandbox_id}")]
+    return found
+
+
+# -- state, isolation --------------------------------------------------------------------------------
+
+
+def test_a_sandbox_keeps_its_state_between_commands(sandbox: BubblewrapSandbox) -> None:
+    """One set of namespaces for the sandbox's life: a server one command starts answers the next
+    on the sandbox's loopback, and files and the working directory persist."""
+    assert sandbox.exec("pwd; echo kept > state.txt", timeout=30).output == "/work\n"
+    sandbox.exec("(nc -l -p 7001 -e echo served >/dev/null 2>&1 &) ; sleep 0.5", timeout=30)
+    answered = sandbox.exec("nc -w 3 127.0.0.1 7001 </dev/null; cat /work/state.txt", timeout=30)
+    assert answered.output.split() == ["served", "kept"], answered.output
+
+
+def test_a_symlink_inside_cannot_reach_host_files(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host only")
+    sandbox.exec(f"ln -s {secret} /tmp/link; ln -s {tmp_path} /tmp/dirlink; mkdir -p {tmp_path}", timeout=30)
+    with pytest.raises(FileNotFoundError):
+        sandbox.read_file("/tmp/link")
+    sandbox.write_file("/tmp/dirlink/secret.txt", b"inside")
+    assert secret.read_text() == "host only"
+    assert sandbox.exec(f"cat {secret}", timeout=30).output == "inside"  # created in the sandbox's own tree
+
+
+def test_a_timeout_kills_processes_that_left_the_session(sandbox: BubblewrapSandbox) -> None:
+    """setsid and a double fork leave the process tree, not the command's cgroup."""
+    result = sandbox.exec("setsid sh -c 'sleep 401 & sleep 402' & (sleep 403 &) ; sleep 404", timeout=2)
+    assert result.timed_out
+    left = sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '", timeout=30).output
+    assert not [s for s in ("sleep 401", "sleep 402", "sleep 403", "sleep 404") if s in left], left
+
+
+def test_limits_are_cgroups_and_counted(sandbox: BubblewrapSandbox) -> None:
+    groups = [CGROUP_ROOT / c / "pytest-swe-bwrap" / sandbox.id for c in ("memory", "pids")]
+    assert (groups[0] / "memory.limit_in_bytes").read_text().strip() == str(256 * 2**20)
+    assert (groups[1] / "pids.max").read_text().strip() == "64"
+    before = sandbox.limit_counters()
+    sandbox.exec("i=0; while [ $i -lt 100 ]; do sleep 5 & i=$((i+1)); done; wait", timeout=60)
+    sandbox.end_processes()
+    assert sandbox.limit_counters()["pids_limit_hits"] > before["pids_limit_hits"]
+    result = sandbox.exec("dd if=/dev/zero of=/dev/null bs=300M count=1", timeout=60)
+    assert result.oom_killed and sandbox.limit_counters()["oom_kills"] == before["oom_kills"] + 1
+    full = sandbox.exec("dd if=/dev/zero of=/tmp/fill bs=1M count=100", timeout=60)
+    assert full.exit_code != 0 and sandbox.limit_counters()["disk_exceeded"]
+    assert sandbox.alive()
+
+
+# -- removal ---------------------------------------------------------------------------------------------
+
+
+def test_close_leaves_no_process_mount_or_cgroup(provider: BubblewrapProvider, tiny: str) -> None:
+    sb = provider.create(SandboxSpec(image=tiny, memory="128m", pids=32))
+    sb.exec("sleep 600 >/dev/null 2>&1 &", timeout=30)
+    assert leftovers(provider, sb.id)  # the keep-alive, the mounts, the groups
+    assert sb.close().removed
+    assert leftovers(provider, sb.id) == []
+    assert not psutil.pid_exists(sb.init_pid) or psutil.Process(sb.init_pid).status() == psutil.STATUS_ZOMBIE
+
+
+ORPHAN = textwrap.dedent(
+    """\
+    import json, os, signal, sys
+    from pytest_swe.api.sandbox import SandboxSpec, this_run
+    from pytest_swe.providers.bubblewrap import BubblewrapProvider
+    image, run_id = sys.argv[1:]
+    sandbox = BubblewrapProvider({}, this_run(run_id=run_id)).create(SandboxSpec(image=image, pids=16))
+    sandbox.exec("sleep 700 >/dev/null 2>&1 &", timeout=30)
+    print(sandbox.id, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_reap_after_the_owner_is_killed_leaves_nothing(tiny: str) -> None:
+    run_id = f"bwt-orphan-{os.urandom(4).hex()}"
+    made = subprocess.run(
+        [sys.executable, "-c", ORPHAN, tiny, run_id], capture_output=True, text=True, timeout=120
+    )
+    assert made.returncode == -signal.SIGKILL, made.stderr
+    orphan = made.stdout.strip()
+    reaper = BubblewrapProvider({}, this_run())
+    assert leftovers(reaper, orphan)  # the owner's death alone removes nothing: the state directory knows it
+    assert orphan in reaper.reap(orphans=True)
+    assert leftovers(reaper, orphan) == []
+
+
+def test_a_live_owner_s_sandbox_is_no_orphan(
+    provider: BubblewrapProvider, sandbox: BubblewrapSandbox
+) -> None:
+    assert sandbox.id not in BubblewrapProvider({}, this_run()).reap(orphans=True)
+    assert sandbox.alive()
+
+
+# -- images ----------------------------------------------------------------------------------------------
+
+
+def test_a_run_needs_no_docker_daemon_once_the_rootfs_exists(
+    tiny: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", DEAD_DOCKER)
+    provider = BubblewrapProvider({"pull": "missing"}, this_run())
+    rootfs = provider.cache.lookup(tiny)
+    assert rootfs is not None
+    assert provider.image_exists(tiny)
+    sb = provider.create(SandboxSpec(image=tiny))
+    try:
+        assert sb.exec("echo ok", timeout=30).output == "ok\n"
+    finally:
+        assert sb.close().removed
+    with pytest.raises(InfraError) as missing:
+        provider.create(SandboxSpec(image="pytest-swe-bwrap-test/never-made:1"))
+    assert missing.value.kind == "image_missing"
+
+
+def test_the_same_tarball_is_unpacked_once(tiny: str, tmp_path: Path) -> None:
+    provider = BubblewrapProvider({}, this_run())
+    first = provider.cache.lookup(tiny)
+    assert first is not None
+    marker = first.rootfs / ".unpacked-once"
+    marker.touch()
+    try:
+        provider.import_image(tiny_rootfs(tmp_path), "pytest-swe-bwrap-test/tiny-again:1")
+        again = provider.cache.lookup("pytest-swe-bwrap-test/tiny-again:1")
+        assert (
+            again is not None and again.digest == first.digest and (again.rootfs / ".unpacked-once").exists()
+        )
+    finally:
+        marker.unlink()
+
+
+def test_layers_apply_whiteouts_and_opaque_directories(tmp_path: Path) -> None:
+    rootfs = tmp_path / "rootfs"
+    rootfs.mkdir()
+    layers = [
+        {"etc/": None, "etc/a": b"1", "etc/b": b"2", "d/": None, "d/old": b"x"},
+        {"etc/.wh.a": b"", "d/.wh..wh..opq": b"", "d/new": b"y"},
+    ]
+    for number, entries in enumerate(layers):
+        path = tmp_path / f"layer{number}.tar"
+        path.write_bytes(_tar(entries))
+        apply_layer(path, rootfs)
+    assert sorted(p.name for p in (rootfs / "etc").iterdir()) == ["b"]
+    assert sorted(p.name for p in (rootfs / "d").iterdir()) == ["new"]
+
+
+def test_docker_images_are_unpacked_by_digest_with_their_config(tiny: str, tmp_path: Path) -> None:
+    client = require_docker()
+    provider = BubblewrapProvider({}, this_run())
+    tag = "pytest-swe-bwrap-test/layered:1"
+    base = "pytest-swe-bwrap-test/tiny-docker:1"
+    client.api.import_image_from_file(str(tiny_rootfs(tmp_path)), repository=base.split(":")[0], tag="1")
+    dockerfile = (
+        f"FROM {base}\nENV GREETING=layered\nWORKDIR /srv\n"
+        "RUN rm /etc/group && mkdir /d && touch /d/old\nRUN rm -rf /d && mkdir /d && touch /d/new\n"
+    )
+    try:
+        provider.build_image(_tar({"Dockerfile": dockerfile.encode()}), tag)
+        image = provider.cache.lookup(tag)
+        assert image is not None and image.digest == client.images.get(tag).id
+        assert image.env["GREETING"] == "layered" and image.workdir == "/srv"
+        assert not (image.rootfs / "etc" / "group").exists()
+        assert [p.name for p in (image.rootfs / "d").iterdir()] == ["new"]
+    finally:
+        for name in (tag, base):
+            client.images.remove(name, force=True)
+
+
+def test_an_oci_archive_is_unpacked_with_skopeo_and_umoci(tiny: str, tmp_path: Path) -> None:
+    """Made and read without any daemon: umoci builds the archive's layout, skopeo packs it."""
+    for tool in ("skopeo", "umoci"):
+        if shutil.which(tool) is None:
+            unavailable("bubblewrap", f"{tool} is missing (.ci/install-bwrap.sh installs it)")
+    layout, bundle, archive = tmp_path / "layout", tmp_path / "bundle", tmp_path / "tiny-oci.tar"
+    for argv in (
+        ["umoci", "init", "--layout", str(layout)],
+        ["umoci", "new", "--image", f"{layout}:t"],
+        ["umoci", "unpack", "--image", f"{layout}:t", str(bundle)],
+        ["tar", "-x", "-C", str(bundle / "rootfs"), "-f", str(tiny_rootfs(tmp_path))],
+        ["umoci", "repack", "--image", f"{layout}:t", str(bundle)],
+        [
+            "umoci",
+            "config",
+            "--image",
+            f"{layout}:t",
+            "--config.env",
+            "FROM_OCI=yes",
+            "--config.workingdir",
+            "/",
+        ],
+        ["skopeo", "copy", "-q", f"oci:{layout}:t", f"oci-archive:{archive}"],
+    ):
+        subprocess.run(argv, check=True, capture_output=True)
+    provider = BubblewrapProvider({}, this_run(run_id=f"bwt-{os.urandom(4).hex()}"))
+    sb = provider.create(SandboxSpec(image=f"oci-archive:{archive}"))
+    try:
+        assert sb.exec('echo "$FROM_OCI"; cat /etc/passwd | head -1', timeout=30).output.split("\n")[:2] == [
+            "yes",
+            "root:x:0:0:root:/root:/bin/sh",
+        ]
+    finally:
+        sb.close()
+
+
+def test_a_dockerfile_is_built_without_any_engine(
+    tiny: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", DEAD_DOCKER)
+    provider = BubblewrapProvider({}, this_run(run_id=f"bwt-{os.urandom(4).hex()}"))
+    tag = f"pytest-swe-bwrap-test/built:{os.urandom(3).hex()}"
+    dockerfile = (
+        f"FROM {tiny}\nCOPY testbed /testbed\nWORKDIR /testbed\nENV MODE=built\n"
+        'RUN echo "$MODE in $(pwd)" > made.txt && ! wget -q -T 2 -O- http://127.0.0.1:1/ 2>/dev/null\n'
+    )
+    context = _tar({"Dockerfile": dockerfile.encode(), "testbed/": None, "testbed/app.py": b"print(1)\n"})
+    provider.build_image(context, tag)
+    sb = provider.create(SandboxSpec(image=tag, workdir="/testbed"))
+    try:
+        assert (
+            sb.exec("cat made.txt app.py; echo $MODE", timeout=30).output
+            == "built in /testbed\nprint(1)\nbuilt\n"
+        )
+    finally:
+        sb.close()
+    with pytest.raises(InfraError) as failed:
+        provider.build_image(_tar({"Dockerfile": f"FROM {tiny}\nRUN exit 7\n".encode()}), tag + "-bad")
+    assert failed.value.kind == "image_build"
+
+
+def test_the_dockerfile_subset_is_parsed() -> None:
+    steps = parse_dockerfile("# c\nFROM base:1\nRUN a && \\\n    b\n\nenv K=v\n")
+    assert steps == [("FROM", "base:1"), ("RUN", "a &&      b"), ("ENV", "K=v")]
+    with pytest.raises(InfraError):
+        parse_dockerfile("RUN x\n")
+
+
+def test_meta_records_labels_and_the_owner(sandbox: BubblewrapSandbox, provider: BubblewrapProvider) -> None:
+    meta = json.loads((provider.sandboxes / sandbox.id / "meta.json").read_text())
+    labels = meta["labels"]
+    assert labels["pytest-swe.run"] == provider.run.run_id
+    assert labels["pytest-swe.owner-pid"] == str(os.getpid())
+    assert labels["pytest-swe.owner-start"] == provider.run.owner_start
+    assert int(labels["pytest-swe.ttl"]) == 7200 and meta["init_pid"] == sandbox.init_pid
+    assert time.time() - int(labels["pytest-swe.created"]) < 300
