@@ -85,6 +85,7 @@ log "building the base image and the local benchmarks' images"
 if [ "$TESTS" = 1 ]; then
   log "official swebench package (differential tests only)"
   bash .ci/official-venv.sh
+  bash .ci/install-bwrap.sh  # bubblewrap provider: bwrap, fuse-overlayfs, skopeo, umoci, busybox-static
   if [ -f .ci/install-runners.sh ]; then
     log "test runners for the parser tests"
     bash .ci/install-runners.sh
