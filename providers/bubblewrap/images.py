@@ -56,7 +56,7 @@ class Image:
     user: str = ""
 
 
-def _safe(tag: str) -> str:
+def tag_key(tag: str) -> str:
     readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", tag)[:80]
     return f"{readable}-{hashlib.sha256(tag.encode()).hexdigest()[:12]}"
 
@@ -118,7 +118,7 @@ class ImageCache:
     def lookup(self, tag: str) -> Image | None:
         """The cached image of ``tag``, or None."""
         try:
-            digest = json.loads((self.tags / f"{_safe(tag)}.json").read_text())["digest"]
+            digest = json.loads((self.tags / f"{tag_key(tag)}.json").read_text())["digest"]
         except (OSError, ValueError, KeyError):
             return None
         return self.by_digest(digest)
@@ -141,7 +141,7 @@ class ImageCache:
 
     def tag(self, tag: str, image: Image, source: str) -> None:
         self.tags.mkdir(parents=True, exist_ok=True)
-        path = self.tags / f"{_safe(tag)}.json"
+        path = self.tags / f"{tag_key(tag)}.json"
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"tag": tag, "digest": image.digest, "source": source}))
         tmp.replace(path)

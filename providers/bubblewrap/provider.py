@@ -67,6 +67,51 @@ def default_root() -> Path:
     return Path(cache) / "pytest-swe" / "bubblewrap"
 
 
+def sandbox_labels(run: RunInfo, spec: SandboxSpec) -> dict[str, str]:
+    """The labels a sandbox carries, as the Docker provider writes them: the run, the owner, the ttl."""
+    ttl = KEEP_TTL if spec.keep else spec.ttl
+    return {
+        LABEL: "1",
+        f"{LABEL}.run": run.run_id,
+        f"{LABEL}.owner-pid": str(run.owner_pid),
+        f"{LABEL}.owner-host": run.owner_host,
+        f"{LABEL}.owner-start": run.owner_start,
+        f"{LABEL}.worker": run.worker,
+        f"{LABEL}.created": str(int(time.time())),
+        f"{LABEL}.ttl": str(int(ttl)),
+        f"{LABEL}.role": spec.role,
+        f"{LABEL}.keep": "1" if spec.keep else "0",
+        **spec.labels,
+    }
+
+
+def connect_docker(host: str | None) -> Any:
+    """A client of the Docker engine at ``host`` (else DOCKER_HOST or the local socket), or None
+    when none answers: images then come from elsewhere."""
+    try:
+        import docker
+
+        client = (
+            docker.DockerClient(base_url=host, timeout=DOCKER_TIMEOUT)
+            if host
+            else docker.from_env(timeout=DOCKER_TIMEOUT)
+        )
+        client.ping()
+    except Exception:  # no engine, a dead socket, no SDK: all mean the same here
+        return None
+    return client
+
+
+def docker_image_id(client: Any, tag: str) -> str | None:
+    """The engine's id (the config digest) of ``tag``, or None when the engine does not have it."""
+    if client is None:
+        return None
+    try:
+        return str(client.api.inspect_image(tag)["Id"])
+    except Exception:  # NotFound or a failing engine: the engine does not offer this tag
+        return None
+
+
 def read_meta(base: Path) -> dict[str, Any] | None:
     try:
         meta: dict[str, Any] = json.loads((base / "meta.json").read_text())
@@ -161,29 +206,11 @@ class BubblewrapProvider:
         """A client of the local Docker engine, or None when none answers (asked once)."""
         with self._lock:
             if self._docker is None:
-                try:
-                    import docker
-
-                    host = self.options.get("docker_host")
-                    client = (
-                        docker.DockerClient(base_url=host, timeout=DOCKER_TIMEOUT)
-                        if host
-                        else docker.from_env(timeout=DOCKER_TIMEOUT)
-                    )
-                    client.ping()
-                    self._docker = client
-                except Exception:  # no engine, a dead socket, no SDK: images come from elsewhere
-                    self._docker = False
+                self._docker = connect_docker(self.options.get("docker_host")) or False
             return self._docker or None
 
     def _docker_id(self, tag: str) -> str | None:
-        client = self._docker_client()
-        if client is None:
-            return None
-        try:
-            return str(client.api.inspect_image(tag)["Id"])
-        except Exception:  # NotFound or a failing engine: the engine does not offer this tag
-            return None
+        return docker_image_id(self._docker_client(), tag)
 
     def image_exists(self, tag: str) -> bool:
         """Whether ``tag``'s root filesystem is ready; one the Docker engine has (or has anew) is
@@ -264,20 +291,7 @@ class BubblewrapProvider:
     # -- sandboxes -------------------------------------------------------------------------------
 
     def labels(self, spec: SandboxSpec) -> dict[str, str]:
-        ttl = KEEP_TTL if spec.keep else spec.ttl
-        return {
-            LABEL: "1",
-            f"{LABEL}.run": self.run.run_id,
-            f"{LABEL}.owner-pid": str(self.run.owner_pid),
-            f"{LABEL}.owner-host": self.run.owner_host,
-            f"{LABEL}.owner-start": self.run.owner_start,
-            f"{LABEL}.worker": self.run.worker,
-            f"{LABEL}.created": str(int(time.time())),
-            f"{LABEL}.ttl": str(int(ttl)),
-            f"{LABEL}.role": spec.role,
-            f"{LABEL}.keep": "1" if spec.keep else "0",
-            **spec.labels,
-        }
+        return sandbox_labels(self.run, spec)
 
     def create(self, spec: SandboxSpec) -> BubblewrapSandbox:
         image = self.ensure_image(spec.image)

@@ -59,7 +59,7 @@ WRITE = 'mkdir -p "$(dirname "$1")" && cat > "$1" && chmod "$2" "$1"'
 READ = '[ -f "$1" ] || { [ -e "$1" ] && exit 3; exit 2; }; exec cat -- "$1"'
 
 
-def _reader(fd: int, buffer: CappedBuffer, stop: threading.Event) -> None:
+def read_output(fd: int, buffer: CappedBuffer, stop: threading.Event) -> None:
     """Read a command's output until EOF, or until ``stop`` once nothing more is waiting."""
     try:
         while True:
@@ -76,7 +76,7 @@ def _reader(fd: int, buffer: CappedBuffer, stop: threading.Event) -> None:
         return
 
 
-def _exit_code(returncode: int) -> int:
+def shell_exit_code(returncode: int) -> int:
     """A signal death as a shell reports it (nsenter re-raises its child's signal)."""
     return 128 - returncode if returncode < 0 else returncode
 
@@ -144,7 +144,7 @@ class BubblewrapSandbox:
         assert proc.stdout is not None
         buffer = CappedBuffer(output_limit or DEFAULT_OUTPUT_LIMIT)
         stop = threading.Event()
-        reader = threading.Thread(target=_reader, args=(proc.stdout.fileno(), buffer, stop), daemon=True)
+        reader = threading.Thread(target=read_output, args=(proc.stdout.fileno(), buffer, stop), daemon=True)
         reader.start()
         deadline = started + timeout
         next_disk_check = started + DISK_CHECK_INTERVAL
@@ -175,7 +175,7 @@ class BubblewrapSandbox:
             reader.join(2)
             proc.stdout.close()
         returncode = proc.poll()
-        exit_code = _exit_code(returncode) if returncode is not None else None
+        exit_code = shell_exit_code(returncode) if returncode is not None else None
         if exit_code == 125 and not self.alive():
             raise InfraError("sandbox_died", f"sandbox {self.id} is gone (exec)")
         self.groups.prune()
