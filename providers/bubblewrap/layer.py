@@ -31,7 +31,7 @@ def pick_mode(wanted: str = "auto") -> str:
         return wanted
     if os.geteuid() == 0:
         return "kernel"
-    if shutil.which("fuse-overlayfs") and os.path.exists("/dev/fuse"):
+    if shutil.which("fuse-overlayfs") and os.access("/dev/fuse", os.R_OK | os.W_OK):
         return "fuse"
     return "copy"
 

@@ -340,3 +340,22 @@ def test_meta_records_labels_and_the_owner(sandbox: BubblewrapSandbox, provider:
     assert labels["pytest-swe.owner-start"] == provider.run.owner_start
     assert int(labels["pytest-swe.ttl"]) == 7200 and meta["init_pid"] == sandbox.init_pid
     assert time.time() - int(labels["pytest-swe.created"]) < 300
+
+
+def test_without_cgroups_or_overlay_a_timeout_and_close_still_end_everything(tiny: str) -> None:
+    """What a rootless user gets (no writable cgroups, no overlay mount, no loop device): the
+    writable layer is a copy, and a command's tree is found through the host's /proc."""
+    options = {"cgroups": False, "overlay": "copy", "disk_limit": "none"}
+    provider = BubblewrapProvider(options, this_run(run_id=f"bwt-{os.urandom(4).hex()}"))
+    sb = provider.create(SandboxSpec(image=tiny, workdir="/w"))
+    try:
+        assert sb.exec("echo kept > f; cat f", timeout=30).output == "kept\n"
+        assert sb.exec("sh -c 'sleep 411' & sleep 412", timeout=2).timed_out
+        sb.exec("sleep 413 >/dev/null 2>&1 &", timeout=30)
+        sb.end_processes()
+        left = sb.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '", timeout=30).output
+        assert not [s for s in ("sleep 411", "sleep 412", "sleep 413") if s in left], left
+        assert sb.limit_counters()["disk_limit"] is None
+    finally:
+        assert sb.close().removed
+    assert leftovers(provider, sb.id) == []
