@@ -90,5 +90,6 @@ if [ "$TESTS" = 1 ]; then
     log "test runners for the parser tests"
     bash .ci/install-runners.sh
   fi
+  bash .ci/install-podman.sh  # Podman, its API service and busybox for the provider conformance suite
 fi
 log "ready"
