@@ -98,8 +98,8 @@ class ApptainerProvider:
             ["apptainer", "--version"], "apptainer --version", "provider_unavailable", timeout=timeout
         )
 
-    @property
     def version(self) -> str:
+        """The runtime and its version, as the report header shows them."""
         try:
             return "apptainer " + commands.parse_version(
                 self._apptainer(["apptainer", "--version"], "version")

@@ -191,8 +191,8 @@ class BubblewrapProvider:
                 "namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)",
             )
 
-    @property
     def version(self) -> str:
+        """The runtime and its version, as the report header shows them."""
         try:
             return subprocess.run(
                 ["bwrap", "--version"], capture_output=True, text=True, check=False

@@ -245,4 +245,4 @@ def test_without_apptainer_the_provider_says_why(tmp_path: Path) -> None:
     with pytest.raises(InfraError) as absent:
         provider.preflight()
     assert absent.value.kind == "provider_unavailable" and "not packaged for Debian 12" in str(absent.value)
-    assert provider.version == "apptainer (not installed)"
+    assert provider.version() == "apptainer (not installed)"
