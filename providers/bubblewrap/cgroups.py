@@ -87,7 +87,7 @@ class SandboxGroups:
         files = []
         for controller in self.controllers:
             path = self.group(controller, child)
-            path.mkdir(parents=True, exist_ok=True)
+            path.mkdir(exist_ok=True)  # not parents: a removed sandbox's group is not made again
             files.append(str(path / "cgroup.procs"))
         return files
 

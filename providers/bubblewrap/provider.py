@@ -51,6 +51,8 @@ KEEP_TTL = 24 * 3600
 DEFAULT_DISK_LIMIT = "10g"
 REAP_PARALLEL = 8
 DOCKER_TIMEOUT = 5.0
+DOCKER_WORK_TIMEOUT = 1800.0
+"""A ``docker save`` or a build may say nothing for minutes on a busy machine."""
 HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\t{name}\n"
 KEEP_ALIVE = 'mkdir -p "$1" 2>/dev/null; echo ready; exec sleep "$2"'
 """The sandbox's last process: says when the sandbox is set up (bwrap's info fd comes earlier)."""
@@ -99,6 +101,7 @@ def connect_docker(host: str | None) -> Any:
         client.ping()
     except Exception:  # no engine, a dead socket, no SDK: all mean the same here
         return None
+    client.api.timeout = DOCKER_WORK_TIMEOUT  # asked quickly whether it answers; its work takes longer
     return client
 
 

@@ -127,6 +127,7 @@ class BubblewrapSandbox:
         user: str | None = None,
         output_limit: int | None = None,
     ) -> ExecResult:
+        self._require_alive("exec")
         token = f"x-{uuid.uuid4().hex[:12]}"
         inside = ["/bin/sh", "-c", INSIDE, "pytest-swe", workdir or self.spec.workdir, command]
         started = time.monotonic()
@@ -232,6 +233,7 @@ class BubblewrapSandbox:
     # -- files -----------------------------------------------------------------------------------
 
     def _file_command(self, script: str, args: list[str], data: bytes | None) -> tuple[int, bytes]:
+        self._require_alive(f"file {args[0]}")
         argv = self._argv(f"x-{uuid.uuid4().hex[:12]}", ["/bin/sh", "-c", script, "file", *args], "root")
         try:
             proc = subprocess.run(
@@ -276,6 +278,13 @@ class BubblewrapSandbox:
             return process.status() != psutil.STATUS_ZOMBIE and _start_time(self.init_pid) == self._init_start
         except psutil.Error:
             return False
+
+    def _require_alive(self, action: str) -> None:
+        """Commands enter the namespaces of a pid: once the sandbox is gone that pid may be another
+        process's, so nothing is entered without checking it is still this sandbox's."""
+        if not self.alive():
+            kind = "oom" if self.groups.oom_kills() > 0 else "sandbox_died"
+            raise InfraError(kind, f"sandbox {self.id} is gone ({action})")
 
     def enter_command(self) -> str:
         inside = f"cd {shlex.quote(self.spec.workdir)} && exec bash"

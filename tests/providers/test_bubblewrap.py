@@ -359,3 +359,20 @@ def test_without_cgroups_or_overlay_a_timeout_and_close_still_end_everything(tin
     finally:
         assert sb.close().removed
     assert leftovers(provider, sb.id) == []
+
+
+def test_a_sandbox_whose_keep_alive_died_is_sandbox_died_and_still_removed(
+    provider: BubblewrapProvider, tiny: str
+) -> None:
+    sb = provider.create(SandboxSpec(image=tiny))
+    os.kill(sb.init_pid, signal.SIGKILL)  # the sandbox's pid 1: its namespaces end with it
+    deadline = time.monotonic() + 10
+    while sb.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    with pytest.raises(InfraError) as died:
+        sb.exec("true", timeout=30)
+    assert died.value.kind == "sandbox_died"
+    with pytest.raises(InfraError):
+        sb.write_file("/tmp/x", b"x")
+    assert sb.id in BubblewrapProvider({}, this_run()).reap(orphans=True)  # dead: an orphan whoever owns it
+    assert leftovers(provider, sb.id) == []
