@@ -110,13 +110,19 @@ class DockerProvider:
         """Why the engine does not answer, and what to do about it."""
         return unreachable_message(exc, self.options.get("host"))
 
-    def version(self) -> str:
-        """The engine's name and version, as the report header shows them."""
+    product = "Docker Engine"
+
+    def version(self, timeout: float = 10.0) -> str:
+        """The engine's name and version, as the report header shows them (asked within ``timeout``)."""
         try:
-            info = self.client.version()
+            client = self._connect(timeout=timeout)
+            try:
+                info = client.version()
+            finally:
+                client.close()
         except engine_errors() as exc:
             raise InfraError("provider_unavailable", self.unreachable(exc)) from None
-        return f"Docker Engine {info.get('Version', '?')}"
+        return f"{self.product} {info.get('Version', '?')}"
 
     def daemon_alive(self) -> bool:
         try:

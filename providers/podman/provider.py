@@ -1,9 +1,10 @@
 """Podman through its Docker-compatible API: the Docker provider, configured for what Podman does
 differently.
 
-- **The service.** ``podman system service`` on a socket of its own (:data:`DEFAULT_SOCKET`,
-  option ``host``), started here when it does not answer and ``podman`` is installed (option
-  ``start_service``); ``.ci/install-podman.sh`` starts it the same way.
+- **The service.** ``podman system service`` on a socket of its own (:data:`DEFAULT_SOCKET`;
+  option ``host`` or ``PYTEST_SWE_PODMAN_HOST`` for another), started here when it does not answer
+  and ``podman`` is installed (option ``start_service``, on for the default socket);
+  ``.ci/install-podman.sh`` starts it the same way.
 - **rlimits.** Rootful Podman gives every container ``nofile`` and ``nproc`` of 1048576 unless told
   otherwise; where the hard limits are lower and no process may raise them (no CAP_SYS_RESOURCE),
   runc fails with "error setting rlimits ... operation not permitted". containers.conf's
@@ -93,6 +94,7 @@ class PodmanProvider(DockerProvider):
     capabilities = DockerProvider.capabilities
     cli = "podman"
     engine = "Podman service"
+    product = "Podman"
     sandbox_class = PodmanSandbox
 
     def __init__(self, options: Mapping[str, Any], run: RunInfo) -> None:
@@ -102,7 +104,8 @@ class PodmanProvider(DockerProvider):
         )
         super().__init__(merged, run)
         self.host: str = merged["host"]
-        self.start_service = bool(self.options.get("start_service", True))
+        # Started here only on the provider's own socket unless asked: another socket is someone else's.
+        self.start_service = bool(self.options.get("start_service", self.host == f"unix://{DEFAULT_SOCKET}"))
         self.docker_images = bool(self.options.get("docker_images", True))
         self._limits: dict[str, int] | None = None
 
@@ -143,13 +146,6 @@ class PodmanProvider(DockerProvider):
             "bash .ci/install-podman.sh installs Podman and starts `podman system service` "
             f"(README section '{README_SECTION}')"
         )
-
-    def version(self) -> str:
-        try:
-            info = self.client.version()
-        except engine_errors() as exc:
-            raise InfraError("provider_unavailable", self.unreachable(exc)) from None
-        return f"Podman {info.get('Version', '?')}"
 
     # -- limits ----------------------------------------------------------------------------------
 

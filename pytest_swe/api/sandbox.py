@@ -170,6 +170,16 @@ class Preflight(Protocol):
 
 
 @runtime_checkable
+class Versioned(Protocol):
+    """A provider that can name the engine it runs on and its version (the report header shows it)."""
+
+    def version(self) -> str:
+        """E.g. ``Docker Engine 20.10.24``; raise :class:`~pytest_swe.api.errors.SweError` when the engine
+        cannot be asked."""
+        ...
+
+
+@runtime_checkable
 class ImageBuilder(Protocol):
     """What a provider that can make its own images offers (``pytest-swe images``).
 

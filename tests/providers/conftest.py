@@ -228,25 +228,33 @@ def require(provider: Provider, capability: str) -> None:
 def prepare_images(target: Target, benchmarks: list[Path]) -> None:
     """Make the benchmarks' images (and the base image) available to the provider, once per test
     run, as ``pytest-swe images BENCHMARKS --provider NAME`` does."""
-    from pytest_swe.tools import images
-    from pytest_swe.tools.cli import _load_benchmark
+    from pytest_swe.tools.cli import main
 
     marker = target.shared / ("images-" + "-".join(sorted(p.stem for p in benchmarks)))
     with FileLock(str(target.shared / "images.lock")):
         if marker.exists():
             return
         builder = target.build(this_run())
-        try:
-            if not isinstance(builder, ImageBuilder):
-                pytest.skip(f"provider {target.name!r} cannot make images (no ImageBuilder)")
-            images.build_base(builder, log=lambda _: None)
-            for path in benchmarks:
-                settings, family, rows = _load_benchmark(str(path))
-                images.build_benchmark_images(builder, settings, family, rows, log=lambda _: None)
-        finally:
-            builder.close()
+        builds = isinstance(builder, ImageBuilder)
+        builder.close()
+        if not builds:
+            pytest.skip(f"provider {target.name!r} cannot make images (no ImageBuilder)")
+        status = main(["images", *map(str, benchmarks), "--provider", target.name])
+        assert status == 0, f"pytest-swe images ... --provider {target.name} exited {status}"
         marker.touch()
 
 
 DEMO_YAML = REPO / "benchmarks" / "demo.yaml"
-LOCAL_YAMLS = sorted((REPO / "benchmarks").glob("*-local.yaml"))
+
+
+def local_per_family() -> list[Path]:
+    """The first local benchmark (``benchmarks/*-local.yaml``) of each family."""
+    from pytest_swe.runner.config import load_benchmark
+
+    chosen: dict[str, Path] = {}
+    for path in sorted((REPO / "benchmarks").glob("*-local.yaml")):
+        chosen.setdefault(load_benchmark(path).family, path)
+    return sorted(chosen.values())
+
+
+LOCAL_YAMLS = local_per_family()

@@ -26,10 +26,12 @@ from pytest_swe.api.errors import InfraError
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.sandbox import Versioned
 from pytest_swe.api.sandbox import this_run
 from pytest_swe.grading.run import classify_fault
 from pytest_swe.grading.run import limit_counters
 from pytest_swe.grading.run import sandbox_survived
+from pytest_swe.tools import report
 
 from .conftest import DEMO_YAML
 from .conftest import LOCAL_YAMLS
@@ -38,6 +40,7 @@ from .conftest import prepare_images
 from .conftest import require
 from conftest import DEMO_IDS
 from conftest import SweProject
+from conftest import run_in_repo
 
 PROCESSES = "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '"
 """Every process's command line inside the sandbox (read from /proc: no ps needed)."""
@@ -266,25 +269,36 @@ def demo_ready(target: Target) -> Target:
     return target
 
 
-def header_provider_line(output: str, name: str) -> str:
-    lines = [line for line in output.splitlines() if line.startswith("pytest-swe: agent ")]
-    assert lines and f"provider {name}" in lines[0], output[:3000]
-    return lines[0]
+def header_names_the_provider(output: str, target: Target) -> None:
+    """The report header names the provider, and its engine's version when it can say."""
+    lines = [line for line in output.splitlines() if line.startswith("pytest-swe: ")]
+    assert any(f"provider {target.name}" in line for line in lines), output[:3000]
+    if isinstance(target.build(this_run()), Versioned):
+        assert any(f"provider {target.name} (" in line and "unavailable" not in line for line in lines), lines
 
 
-def test_demo_gold_resolves_all_and_empty_none(swe_project: SweProject, demo_ready: Target) -> None:
-    """Chosen with ``--swe-provider`` over benchmark files that name another provider."""
-    name = demo_ready.name
-    swe_project.demo("demo-gold", extra="agent: gold\n")
-    swe_project.demo("demo-empty", extra="agent: empty\n")
-    run = swe_project.run("benchmarks/", "-n", "2", "--swe-provider", name, timeout=900)
-    header_provider_line(run.result.stdout.str(), name)
-    by_benchmark: dict[str, dict[str, str]] = {}
-    for case in run.cases:
-        assert case.properties["provider"] == name
-        by_benchmark.setdefault(case.properties["benchmark"], {})[case.instance_id] = case.outcome
-    assert by_benchmark["demo-gold"] == dict.fromkeys(DEMO_IDS, "passed"), run.result.stdout.str()[-3000:]
-    assert by_benchmark["demo-empty"] == dict.fromkeys(DEMO_IDS, "failed"), run.result.stdout.str()[-3000:]
+@pytest.mark.parametrize(("agent", "outcome"), [("gold", "passed"), ("empty", "failed")])
+def test_demo_benchmark_gold_resolves_all_and_empty_none(
+    demo_ready: Target, tmp_path: Path, agent: str, outcome: str
+) -> None:
+    """``pytest benchmarks/demo.yaml --swe-provider NAME -n 2`` over the benchmark file as shipped
+    (it names another provider), after ``pytest-swe images benchmarks/demo.yaml --provider NAME``."""
+    junit = tmp_path / "junit.xml"
+    out = run_in_repo(
+        "benchmarks/demo.yaml",
+        "--swe-provider",
+        demo_ready.name,
+        "--swe-agent",
+        agent,
+        "-n",
+        "2",
+        f"--junitxml={junit}",
+        f"--swe-run-dir={tmp_path / 'run'}",
+    )
+    header_names_the_provider(out.stdout, demo_ready)
+    cases = report.read_cases(junit)
+    assert {c.instance_id: c.outcome for c in cases} == dict.fromkeys(DEMO_IDS, outcome), out.stdout[-3000:]
+    assert {c.properties["provider"] for c in cases} == {demo_ready.name}
 
 
 def test_one_local_benchmark_per_family_resolves_with_gold(swe_project: SweProject, target: Target) -> None:
@@ -294,7 +308,7 @@ def test_one_local_benchmark_per_family_resolves_with_gold(swe_project: SweProje
         swe_project.benchmark(path.stem, f"extends: {path}\nagent: gold\nprovider: {target.name}\n")
     run = swe_project.run("benchmarks/", "-n", "2", timeout=900)
     families = {case.properties["family"] for case in run.cases}
-    assert len(families) >= len(LOCAL_YAMLS) - 1, families  # two local benchmarks share a family
+    assert len(families) == len(LOCAL_YAMLS), families
     failed = {c.instance_id: (c.outcome, c.message[:300]) for c in run.cases if c.outcome != "passed"}
     assert not failed, failed
     assert all(case.properties["provider"] == target.name for case in run.cases)
