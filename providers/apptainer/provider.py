@@ -99,13 +99,9 @@ class ApptainerProvider:
         )
 
     def version(self) -> str:
-        """The runtime and its version, as the report header shows them."""
-        try:
-            return "apptainer " + commands.parse_version(
-                self._apptainer(["apptainer", "--version"], "version")
-            )
-        except InfraError:
-            return "apptainer (not installed)"
+        """The runtime and its version, as the report header shows them (``apptainer 1.3.4``)."""
+        out = self._apptainer(["apptainer", "--version"], "apptainer --version", "provider_unavailable")
+        return "apptainer " + commands.parse_version(out)
 
     def instances(self) -> list[Instance]:
         try:

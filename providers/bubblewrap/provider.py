@@ -195,13 +195,14 @@ class BubblewrapProvider:
             )
 
     def version(self) -> str:
-        """The runtime and its version, as the report header shows them."""
+        """The runtime and its version, as the report header shows them (``bubblewrap 0.8.0``)."""
         try:
-            return subprocess.run(
-                ["bwrap", "--version"], capture_output=True, text=True, check=False
-            ).stdout.strip()
-        except OSError:
-            return "bubblewrap (not installed)"
+            out = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, check=False).stdout
+        except OSError as exc:
+            raise InfraError(
+                "provider_unavailable", f"bubblewrap provider: bwrap cannot run: {exc}"
+            ) from None
+        return out.strip() or "bubblewrap"
 
     # -- images (the ImageBuilder protocol) ------------------------------------------------------
 

@@ -63,7 +63,8 @@ def test_instance_list_is_parsed_as_json_and_as_a_table() -> None:
     assert commands.parse_instances("") == []
 
 
-def test_version_is_parsed() -> None:
+def test_version_is_parsed(fake: FakeApptainer, tmp_path: Path) -> None:
+    assert ApptainerProvider({"root": str(tmp_path)}, this_run()).version() == "apptainer 1.3.4"
     assert commands.parse_version("apptainer version 1.3.4\n") == "1.3.4"
     assert commands.parse_version("apptainer version 1.2.5-1.el8\n") == "1.2.5-1.el8"
 
@@ -245,4 +246,5 @@ def test_without_apptainer_the_provider_says_why(tmp_path: Path) -> None:
     with pytest.raises(InfraError) as absent:
         provider.preflight()
     assert absent.value.kind == "provider_unavailable" and "not packaged for Debian 12" in str(absent.value)
-    assert provider.version() == "apptainer (not installed)"
+    with pytest.raises(InfraError, match="not packaged for Debian 12"):
+        provider.version()
