@@ -69,6 +69,29 @@ def default_root() -> Path:
     return Path(cache) / "pytest-swe" / "bubblewrap"
 
 
+def dev_args() -> list[str]:
+    """The sandbox's /dev (and, rootless, its user: root, the user images expect). Rootless, not bwrap's ``--dev``: mounting a devpts makes bwrap nest a
+    second user namespace, from which no command could enter the sandbox's other namespaces."""
+    if os.geteuid() == 0:
+        return ["--dev", "/dev"]
+    args = [
+        "--uid",
+        "0",
+        "--gid",
+        "0",
+        "--tmpfs",
+        "/dev",
+        "--tmpfs",
+        "/dev/shm",
+    ]  # root inside, as in an image
+    for device in ("null", "zero", "full", "random", "urandom", "tty"):
+        args += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):  # fmt: skip
+        args += ["--symlink", target, f"/dev/{name}"]
+    return args
+
+
 def sandbox_labels(run: RunInfo, spec: SandboxSpec) -> dict[str, str]:
     """The labels a sandbox carries, as the Docker provider writes them: the run, the owner, the ttl."""
     ttl = KEEP_TTL if spec.keep else spec.ttl
@@ -157,6 +180,8 @@ class BubblewrapProvider:
         self.pull = self.options.get("pull", "missing")
         self.overlay = pick_mode(str(self.options.get("overlay", "auto")))
         self.disk_limit = parse_size(self.options.get("disk_limit", DEFAULT_DISK_LIMIT), "disk_limit")
+        if os.geteuid() != 0:
+            self.disk_limit = None  # the size-limited filesystem is a loop mount: root only
         self.controllers = cgroups.available() if self.options.get("cgroups", True) else []
         self._docker: Any = None
         self._children: dict[str, subprocess.Popen[bytes]] = {}
@@ -339,7 +364,7 @@ class BubblewrapProvider:
     ) -> tuple[int, subprocess.Popen[bytes]]:
         """Start the keep-alive; return the host pid of the sandbox's pid 1 (from bwrap's info fd)."""
         (base / "hosts").write_text(HOSTS.format(name=sandbox_id))
-        argv = ["bwrap", "--bind", str(layer.root), "/", "--proc", "/proc", "--dev", "/dev", "--unshare-all"]
+        argv = ["bwrap", "--bind", str(layer.root), "/", "--proc", "/proc", *dev_args(), "--unshare-all"]
         if spec.network:
             argv.append("--share-net")
         argv += ["--hostname", sandbox_id, "--ro-bind", str(base / "hosts"), "/etc/hosts"]

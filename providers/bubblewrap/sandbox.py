@@ -105,13 +105,14 @@ class BubblewrapSandbox:
         self.env = dict(env)
         self.disk_exceeded = False
         self._init_start = _start_time(init_pid)
+        self.namespaces = entered_namespaces(init_pid)
         self._counters: dict[str, Any] = {}
 
     # -- processes -------------------------------------------------------------------------------
 
     def _argv(self, child: str, inside: list[str], user: str | None = None) -> list[str]:
         joins = self.groups.procs_files(child) if self.groups.controllers else []
-        nsenter = ["nsenter", "-a", "-t", str(self.init_pid), "-r", "-w"]
+        nsenter = ["nsenter", *self.namespaces, "-t", str(self.init_pid), "-r", "-w"]
         uid_gid = self.provider.lookup_user(self, user)
         if uid_gid is not None:
             nsenter += ["-S", str(uid_gid[0]), "-G", str(uid_gid[1])]
@@ -288,7 +289,8 @@ class BubblewrapSandbox:
 
     def enter_command(self) -> str:
         inside = f"cd {shlex.quote(self.spec.workdir)} && exec bash"
-        return f"nsenter -a -t {self.init_pid} -r -w sh -c {shlex.quote(inside)}"
+        flags = " ".join(self.namespaces)
+        return f"nsenter {flags} -t {self.init_pid} -r -w sh -c {shlex.quote(inside)}"
 
     def close(self) -> CleanupResult:
         self.limit_counters()
@@ -299,6 +301,27 @@ class BubblewrapSandbox:
             kind = "oom" if self.groups.oom_kills() > 0 else "sandbox_died"
             return InfraError(kind, f"sandbox {self.id} is gone ({action}): {exc}")
         return InfraError("sandbox_error", f"{action} failed in sandbox {self.id}: {exc}")
+
+
+NAMESPACES = {"user": "-U", "mnt": "-m", "uts": "-u", "ipc": "-i", "net": "-n", "pid": "-p", "cgroup": "-C"}
+
+
+def entered_namespaces(pid: int) -> list[str]:
+    """nsenter's flags for the namespaces of ``pid`` that are not this process's own.
+
+    Not ``nsenter -a``: bwrap may leave one shared, and entering a namespace owned by the host's
+    user namespace from the sandbox's is refused.
+    """
+    flags = []
+    for name, flag in NAMESPACES.items():
+        try:
+            if os.readlink(f"/proc/{pid}/ns/{name}") != os.readlink(f"/proc/self/ns/{name}"):
+                flags.append(flag)
+        except OSError:
+            continue
+    if "-U" in flags:
+        flags.append("--preserve-credentials")  # no setgroups: refused in a user namespace made rootless
+    return flags
 
 
 def _start_time(pid: int) -> float | None:

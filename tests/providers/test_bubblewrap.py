@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
@@ -376,3 +377,51 @@ def test_a_sandbox_whose_keep_alive_died_is_sandbox_died_and_still_removed(
         sb.write_file("/tmp/x", b"x")
     assert sb.id in BubblewrapProvider({}, this_run()).reap(orphans=True)  # dead: an orphan whoever owns it
     assert leftovers(provider, sb.id) == []
+
+
+ROOTLESS = textwrap.dedent(
+    """\
+    import sys
+    from pathlib import Path
+    from pytest_swe.api.sandbox import SandboxSpec, this_run
+    from pytest_swe.providers.bubblewrap import BubblewrapProvider
+    root, tarball = sys.argv[1:]
+    provider = BubblewrapProvider({"root": root}, this_run(run_id="bwt-rootless"))
+    provider.preflight()
+    provider.import_image(Path(tarball), "tiny:1")
+    sandbox = provider.create(SandboxSpec(image="tiny:1", workdir="/w"))
+    print(sandbox.exec("id -u; pwd; echo kept > f; cat f", timeout=30).output, end="")
+    print("timed out:", sandbox.exec("sh -c 'sleep 421' & sleep 422", timeout=2).timed_out)
+    sandbox.write_file("/tmp/blob", bytes(range(256)))
+    print("files:", sandbox.read_file("/tmp/blob") == bytes(range(256)))
+    print("left:", "sleep 42" in sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\\\0' ' '", timeout=30).output)
+    print("removed:", sandbox.close().removed, list(provider.sandboxes.iterdir()))
+    """
+)
+
+
+def test_rootless_as_an_unprivileged_user(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """As ``nobody``: no cgroups, no loop device, no overlay mount (a copy); root inside, commands,
+    files, a timeout that ends the tree and a removal that leaves nothing."""
+    python = os.environ.get("PYTEST_SWE_ROOTLESS_PYTHON", sys.executable)
+    if os.geteuid() != 0 or shutil.which("su") is None:
+        pytest.skip("needs root to become an unprivileged user (su nobody)")
+    work = Path(tempfile.mkdtemp(prefix="pytest-swe-rootless-"))  # pytest's own tmp is root's only
+    request.addfinalizer(lambda: shutil.rmtree(work, ignore_errors=True))
+    shutil.copy(tiny_rootfs(tmp_path), work / "tiny.tar")
+    (work / "script.py").write_text(ROOTLESS)
+    for path in (work, *work.iterdir()):
+        path.chmod(0o777 if path.is_dir() else 0o644)
+    as_nobody = ["su", "nobody", "-s", "/bin/sh", "-c"]
+    usable = subprocess.run(
+        [*as_nobody, f"{python} -c 'import pytest_swe.providers.bubblewrap'"], capture_output=True
+    )
+    if usable.returncode != 0:
+        pytest.skip(
+            f"{python} cannot import pytest-swe as nobody (set PYTEST_SWE_ROOTLESS_PYTHON to one that can)"
+        )
+    command = f"cd {work} && HOME={work} {python} script.py {work / 'root'} {work / 'tiny.tar'}"
+    done = subprocess.run([*as_nobody, command], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["0", "/w", "kept", "timed out: True", "files: True", "left: False",
+                                        "removed: True []"]  # fmt: skip
