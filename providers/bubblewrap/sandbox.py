@@ -160,9 +160,10 @@ class BubblewrapSandbox:
                 except subprocess.TimeoutExpired:
                     pass
                 now = time.monotonic()
-                if self.layer and now >= next_disk_check:
+                if now >= next_disk_check:
                     next_disk_check = now + DISK_CHECK_INTERVAL
-                    if self._over_disk_limit():
+                    if self.layer.full():  # full now: stopped as the Docker provider stops it
+                        self.disk_exceeded = True
                         self._kill(token, proc)
                         break
                 if now >= deadline:

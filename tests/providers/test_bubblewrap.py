@@ -142,6 +142,8 @@ def test_limits_are_cgroups_and_counted(sandbox: BubblewrapSandbox) -> None:
     assert result.oom_killed and sandbox.limit_counters()["oom_kills"] == before["oom_kills"] + 1
     full = sandbox.exec("dd if=/dev/zero of=/tmp/fill bs=1M count=100", timeout=60)
     assert full.exit_code != 0 and sandbox.limit_counters()["disk_exceeded"]
+    freed = sandbox.exec("rm /tmp/fill; sleep 2.5; echo on", timeout=60)  # room again: not stopped
+    assert freed.output == "on\n" and sandbox.limit_counters()["disk_exceeded"]  # the count stays
     assert sandbox.alive()
 
 
