@@ -23,6 +23,7 @@ from pytest_swe.tools.cli import main as cli
 
 from .conftest import tiny_rootfs
 from .conftest import unavailable
+from conftest import require_docker
 
 
 def test_hard_limits_are_read_from_proc() -> None:
@@ -111,3 +112,30 @@ def test_the_doctor_says_podman_works_when_its_service_answers(capsys: pytest.Ca
     if not ok:
         unavailable("podman", line)
     assert line.startswith("podman: works: Podman ")
+
+
+def test_images_only_docker_has_are_copied_in_one_archive(tmp_path: Path) -> None:
+    """Two images the local Docker engine has and Podman lacks arrive together, without a registry."""
+    docker = require_docker()
+    provider = PodmanProvider({"name": "podman"}, this_run())
+    try:
+        provider.preflight(timeout=30)
+    except InfraError as exc:
+        unavailable("podman", str(exc))
+    tags = [f"pytest-swe-podman-copy/tiny:{n}" for n in (1, 2)]
+    try:
+        for tag in tags:
+            docker.api.import_image_from_file(
+                str(tiny_rootfs(tmp_path)), repository=tag.split(":")[0], tag=tag[-1]
+            )
+            if provider.has_image(tag):
+                provider.client.api.remove_image(tag, force=True)
+        provider.prefetch_images(tags)
+        assert all(provider.has_image(tag) for tag in tags)
+        assert provider.image_exists("pytest-swe-podman-copy/absent:1") is False
+    finally:
+        for tag in tags:
+            docker.api.remove_image(tag, force=True)
+            if provider.has_image(tag):
+                provider.client.api.remove_image(tag, force=True)
+        provider.close()
