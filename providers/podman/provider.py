@@ -28,6 +28,7 @@ import struct
 import subprocess
 import time
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from pytest_swe.api.errors import InfraError
@@ -172,34 +173,57 @@ class PodmanProvider(DockerProvider):
 
     # -- images ----------------------------------------------------------------------------------
 
+    def has_image(self, tag: str) -> bool:
+        """Whether Podman itself has ``tag`` (nothing copied)."""
+        return super().image_exists(tag)
+
     def image_exists(self, tag: str) -> bool:
         """Whether Podman has ``tag``, copying it in from the local Docker engine when only that has it."""
-        return super().image_exists(tag) or (self.docker_images and self.copy_from_docker(tag))
+        return self.has_image(tag) or (self.docker_images and self.copy_from_docker(tag))
 
     def ensure_image(self, image: str) -> None:
-        if self.pull != "always" and not super().image_exists(image) and self.docker_images:
+        if self.pull != "always" and self.docker_images and not self.has_image(image):
             self.copy_from_docker(image)
         super().ensure_image(image)
 
-    def copy_from_docker(self, tag: str) -> bool:
-        """``docker save TAG | podman load``; False when no local Docker engine has ``tag``."""
+    def prefetch_images(self, tags: Sequence[str]) -> None:
+        """Copy every tag Podman lacks and the local Docker engine has, in one archive (their
+        shared layers, the base image's, travel once)."""
+        missing = [tag for tag in dict.fromkeys(tags) if not self.has_image(tag)]
+        if missing and self.docker_images:
+            self.copy_from_docker(*missing)
+
+    def copy_from_docker(self, *tags: str) -> bool:
+        """``docker save TAG... | podman load``; False when the local Docker engine has none of them."""
         docker = sdk()
         try:
             source = docker.from_env(timeout=600)
         except docker.errors.DockerException:
             return False  # no Docker engine configured here
         try:
-            try:
-                source.images.get(tag)
-            except engine_errors():
+            present = [tag for tag in tags if _has_image(source, tag)]
+            if not present:
                 return False
             try:
-                for _ in self.client.api.load_image(source.api.get_image(tag)):
+                # The SDK's public get_image saves one image; the API's /images/get takes several
+                # (as `docker save A B` does), so their common layers are read and loaded once.
+                api = source.api
+                response = api._get(api._url("/images/get"), params={"names": present}, stream=True)
+                api._raise_for_status(response)
+                for _ in self.client.api.load_image(api._stream_raw_result(response, 2**21, False)):
                     pass
             except engine_errors() as exc:
                 raise InfraError(
-                    "image_missing", f"copying {tag} from Docker into Podman failed: {exc}"
+                    "image_missing", f"copying {', '.join(present)} from Docker into Podman failed: {exc}"
                 ) from None
         finally:
             source.close()
-        return super().image_exists(tag)
+        return all(self.has_image(tag) for tag in present)
+
+
+def _has_image(client: Any, tag: str) -> bool:
+    try:
+        client.images.get(tag)
+    except engine_errors():
+        return False
+    return True

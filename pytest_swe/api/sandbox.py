@@ -10,6 +10,7 @@ import os
 import socket
 import uuid
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -200,6 +201,14 @@ class ImageBuilder(Protocol):
     def import_image(self, rootfs: Path, tag: str) -> None:
         """Make ``tag`` from a root filesystem tarball."""
         ...
+
+
+@runtime_checkable
+class ImagePrefetch(Protocol):
+    """A provider that gets many images faster together than one by one (``pytest-swe images``
+    hands it every image of a benchmark before asking for each)."""
+
+    def prefetch_images(self, tags: Sequence[str]) -> None: ...
 
 
 class ProviderFactory(Protocol):
