@@ -252,15 +252,17 @@ class ApptainerProvider:
         host = socket.gethostname()
         doomed = []
         for instance in self.instances():
-            if commands.name_run(instance.name) is None:
+            named = commands.name_run(instance.name)
+            if named is None:
                 continue  # not started by pytest-swe
             labels = self._labels_of(instance.name)
             if run_id and not commands.names_run(instance.name, run_id):
                 continue
-            if worker and labels.get(f"{LABEL}.worker", commands.name_run(instance.name)[1]) != worker:  # type: ignore[index]
+            if worker and labels.get(f"{LABEL}.worker", named[1]) != worker:
                 continue
             if orphans:
-                if labels and not DockerProvider._is_orphan(labels, now, host):
+                # No labels: started with another ``root`` (its owner is unknown here), left alone.
+                if not labels or not DockerProvider._is_orphan(labels, now, host):
                     continue
             elif kept is not None and (labels.get(f"{LABEL}.keep") == "1") != kept:
                 continue

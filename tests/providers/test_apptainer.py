@@ -224,9 +224,10 @@ def test_reap_removes_a_run_s_instances_and_orphans_only(
     dead.wait()
     orphan = make(run_id="run3", owner_pid=dead.pid).create(SandboxSpec(image="img:1"))
     fake.running["jupyter"] = 4300  # somebody else's instance
+    fake.running["pswe-run4-gw0-eval-11111111"] = 4400  # a run with another root: its owner is unknown here
     assert mine.reap(run_id="run1") == [first.id]
     assert mine.reap(orphans=True) == [orphan.id]
-    assert set(fake.running) == {other_run.id, "jupyter"}
+    assert set(fake.running) == {other_run.id, "jupyter", "pswe-run4-gw0-eval-11111111"}
 
 
 def test_an_instance_that_will_not_stop_is_killed(
