@@ -169,8 +169,8 @@ class BubblewrapProvider:
     capabilities = frozenset(
         {"exec", "files", "limits", "oom", "pids-limit", "disk-limit", "network-off", "labels", "ttl"}
     )
-    """All of them where cgroups and loop mounts are at hand (root); rootless, the limits are not
-    enforced (README, section bubblewrap)."""
+    """All of them where cgroups and loop mounts are at hand (root), as a run's family check reads
+    them; a provider built where they are not says so in its own ``capabilities``."""
 
     def __init__(self, options: Mapping[str, Any], run: RunInfo) -> None:
         self.options = dict(options)
@@ -183,9 +183,22 @@ class BubblewrapProvider:
         if os.geteuid() != 0:
             self.disk_limit = None  # the size-limited filesystem is a loop mount: root only
         self.controllers = cgroups.available() if self.options.get("cgroups", True) else []
+        self.capabilities = self._capabilities_here()
         self._docker: Any = None
         self._children: dict[str, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
+
+    def _capabilities_here(self) -> frozenset[str]:
+        missing = set()
+        if not {"memory", "pids"} <= set(self.controllers):
+            missing |= {"limits"}
+        if "memory" not in self.controllers:
+            missing |= {"oom"}
+        if "pids" not in self.controllers:
+            missing |= {"pids-limit"}
+        if not self.disk_limit:
+            missing |= {"disk-limit"}
+        return type(self).capabilities - missing
 
     @property
     def sandboxes(self) -> Path:
