@@ -77,10 +77,12 @@ def test_doctor_prints_one_line_per_provider(
 ) -> None:
     monkeypatch.setenv("PYTEST_SWE_PODMAN_HOST", f"unix://{tmp_path / 'none.sock'}")
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path / 'none-docker.sock'}")
-    assert cli(["doctor"]) == 1  # nothing works
+    code = cli(["doctor"])
     lines = capsys.readouterr().out.splitlines()
     by_name = {line.split(":", 1)[0]: line for line in lines}
     assert {"docker", "podman"} <= set(by_name) and len(lines) == len(by_name)
+    # 1 only when nothing works: a daemonless provider (bubblewrap) works without either engine
+    assert code == (0 if any(": works: " in line for line in lines) else 1)
     assert by_name["podman"].startswith("podman: unavailable: ") and "none.sock" in by_name["podman"]
     assert by_name["docker"].startswith("docker: unavailable: ")
 
