@@ -141,6 +141,7 @@ class PodmanProvider(DockerProvider):
                     stdout=log,
                     stderr=log,
                     start_new_session=True,  # outlives this run: later runs reuse it
+                    cwd=directory,  # conmon writes a file named oom into its working directory
                 )
             deadline = time.monotonic() + SERVICE_START_SECONDS
             while peer_pid(path) is None and time.monotonic() < deadline:
