@@ -47,8 +47,9 @@ if ! answers; then
   log "starting podman system service on $SOCKET"
   $SUDO mkdir -p "$(dirname "$SOCKET")"
   $SUDO rm -f "$SOCKET"
-  $SUDO setsid podman system service --time=0 "unix://$SOCKET" \
-    >>"$(dirname "$SOCKET")/service.log" 2>&1 </dev/null &
+  # From the socket's directory: conmon writes a file named oom into its working directory.
+  (cd "$(dirname "$SOCKET")" && $SUDO setsid podman system service --time=0 "unix://$SOCKET" \
+    >>service.log 2>&1 </dev/null &)
   for _ in $(seq 100); do
     answers && break
     sleep 0.2

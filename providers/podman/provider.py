@@ -21,6 +21,7 @@ differently.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import socket
@@ -124,21 +125,27 @@ class PodmanProvider(DockerProvider):
         podman = shutil.which("podman")
         if podman is None:
             return  # the ping then says the service is missing, and how to install it
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # a socket left by a service that died
-        log = open(os.path.join(os.path.dirname(path), "service.log"), "ab")  # noqa: SIM115 (the child owns it)
-        with log:
-            subprocess.Popen(
-                [podman, "system", "service", "--time=0", f"unix://{path}"],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,  # outlives this run: later runs reuse it
-            )
-        deadline = time.monotonic() + SERVICE_START_SECONDS
-        while peer_pid(path) is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+        directory = os.path.dirname(path)
+        os.makedirs(directory, exist_ok=True)
+        # One starter at a time (xdist workers start together); the others find it answering.
+        with open(os.path.join(directory, "service.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if peer_pid(path) is not None:
+                return
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)  # a socket left by a service that died
+            with open(os.path.join(directory, "service.log"), "ab") as log:
+                subprocess.Popen(
+                    [podman, "system", "service", "--time=0", f"unix://{path}"],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,  # outlives this run: later runs reuse it
+                    cwd=directory,  # conmon writes a file named oom into its working directory
+                )
+            deadline = time.monotonic() + SERVICE_START_SECONDS
+            while peer_pid(path) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
 
     def unreachable(self, exc: BaseException) -> str:
         installed = "podman is installed" if shutil.which("podman") else "podman is not installed"

@@ -273,7 +273,9 @@ def header_names_the_provider(output: str, target: Target) -> None:
     """The report header names the provider, and its engine's version when it can say."""
     lines = [line for line in output.splitlines() if line.startswith("pytest-swe: ")]
     assert any(f"provider {target.name}" in line for line in lines), output[:3000]
-    if isinstance(target.build(this_run()), Versioned):
+    provider = target.build(this_run())
+    provider.close()
+    if isinstance(provider, Versioned):
         assert any(f"provider {target.name} (" in line and "unavailable" not in line for line in lines), lines
 
 

@@ -141,3 +141,25 @@ def test_images_only_docker_has_are_copied_in_one_archive(tmp_path: Path) -> Non
             if provider.has_image(tag):
                 provider.client.api.remove_image(tag, force=True)
         provider.close()
+
+
+def test_the_service_is_started_once_when_nothing_answers(tmp_path: Path) -> None:
+    """With ``start_service`` the provider starts ``podman system service`` on its socket, and a
+    second provider finds it answering rather than starting another."""
+    if shutil.which("podman") is None:
+        unavailable("podman", "not installed (.ci/install-podman.sh installs it)")
+    path = tmp_path / "service" / "podman.sock"
+    options = {"name": "podman", "host": f"unix://{path}", "start_service": True}
+    first = PodmanProvider(options, this_run())
+    try:
+        first.preflight(timeout=30)
+        pid = peer_pid(str(path))
+        assert pid is not None
+        second = PodmanProvider(options, this_run())
+        assert second.version().startswith("Podman ")
+        assert peer_pid(str(path)) == pid
+        assert {"nofile", "nproc"} <= set(first.service_limits())
+    finally:
+        pid = peer_pid(str(path))
+        if pid is not None:
+            os.kill(pid, 15)
