@@ -1,4 +1,4 @@
-"""The ``pytest-swe`` command: reports from ledgers, sandbox reaping, image building."""
+"""The ``pytest-swe`` command: reports from ledgers, sandbox reaping, image building, provider checks."""
 
 from __future__ import annotations
 
@@ -67,6 +67,39 @@ def _cmd_reap(args: argparse.Namespace) -> int:
         return 2
     print(f"removed {len(removed)} sandbox(es)" + (": " + " ".join(removed) if removed else ""))
     return 0
+
+
+def provider_status(name: str, timeout: float = 10.0) -> tuple[bool, str]:
+    """Whether provider ``name`` works on this machine, and what it runs on or why it does not."""
+    from pytest_swe.api.sandbox import Preflight
+    from pytest_swe.api.sandbox import Versioned
+
+    try:
+        provider = _provider(name, None)
+    except Exception as exc:  # any provider plugin's failure: reported in its line
+        return False, f"cannot be built: {exc}"
+    try:
+        if isinstance(provider, Preflight):
+            provider.preflight(timeout=timeout)
+        version = provider.version() if isinstance(provider, Versioned) else "no version reported"
+        return True, version
+    except Exception as exc:  # the reason this provider cannot work here, whatever raised it
+        return False, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    finally:
+        provider.close()
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from pytest_swe.runner.registry import Registry
+    from pytest_swe.runner.registry import plugin_manager_for_tools
+
+    names = args.provider or sorted(Registry(plugin_manager_for_tools()).providers)
+    working = 0
+    for name in names:
+        ok, detail = provider_status(name)
+        working += ok
+        print(f"{name}: {'works' if ok else 'unavailable'}: {detail}")
+    return 0 if working else 1
 
 
 def _load_benchmark(path: str) -> tuple[Any, Any, list[dict[str, Any]]]:
@@ -281,6 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", default="docker", help="sandbox provider (default: docker)")
     p.add_argument("--host", help="the provider's host (Docker: default DOCKER_HOST or the local socket)")
     p.set_defaults(func=_cmd_reap)
+
+    p = sub.add_parser(
+        "doctor", help="which sandbox providers work on this machine, and why not (one line each)"
+    )
+    p.add_argument("--provider", action="append", help="check only this provider (repeatable)")
+    p.set_defaults(func=_cmd_doctor)
 
     p = sub.add_parser("images", help="build the base image and the images of local benchmarks")
     p.add_argument(
