@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {'works' if ok else 'unavailable'}: {detail}")
         if not ok:
             continue
-        provider = registry.providers.get(name)({"name": name}, this_run(run_id=f"bench-providers-{name}"))
+        provider = registry.providers.get(name)({"name": name}, this_run(run_id=run_id(name)))
         if isinstance(provider, ImageBuilder) and not provider.image_exists(images[name]):
             print(f"{name}: image {images[name]} is missing (pytest-swe images --provider {name})")
             continue
@@ -146,13 +146,14 @@ def main(argv: list[str] | None = None) -> int:
             elapsed, resolved = demo_gold(name)
             print(f"  {name:34} {elapsed:6.1f} s   resolved {resolved}/8")
     for provider in providers.values():
-        provider.reap(run_id=provider_run_id(provider), kept=None)
+        provider.reap(run_id=run_id(provider.name), kept=None)
         provider.close()
     return 0
 
 
-def provider_run_id(provider: Provider) -> str:
-    return f"bench-providers-{provider.name}"
+def run_id(name: str) -> str:
+    """The run id of the benchmark's sandboxes on provider ``name`` (removed at the end)."""
+    return f"bench-providers-{name}"
 
 
 if __name__ == "__main__":

@@ -174,7 +174,7 @@ ORPHAN_MAKER = textwrap.dedent(
 
 def test_orphans_of_an_owner_killed_with_sigkill_are_reaped(target: Target, provider: Provider) -> None:
     require(provider, "labels")
-    orphan_run = f"orphan-{provider_run_suffix()}"
+    orphan_run = f"orphan-{time.monotonic_ns():x}"
     made = subprocess.run(
         [
             sys.executable,
@@ -197,10 +197,6 @@ def test_orphans_of_an_owner_killed_with_sigkill_are_reaped(target: Target, prov
         assert gone(survivor, this_run(run_id=orphan_run))
     finally:
         survivor.close()
-
-
-def provider_run_suffix() -> str:
-    return f"{time.monotonic_ns():x}"
 
 
 def test_ttl_ends_an_abandoned_sandbox(provider: Provider, target: Target) -> None:

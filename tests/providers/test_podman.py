@@ -23,6 +23,7 @@ from pytest_swe.tools.cli import main as cli
 
 from .conftest import tiny_rootfs
 from .conftest import unavailable
+from conftest import SweProject
 from conftest import require_docker
 
 
@@ -163,3 +164,13 @@ def test_the_service_is_started_once_when_nothing_answers(tmp_path: Path) -> Non
         pid = peer_pid(str(path))
         if pid is not None:
             os.kill(pid, 15)
+
+
+def test_the_header_says_when_a_providers_engine_cannot_be_asked(
+    swe_project: SweProject, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PYTEST_SWE_PODMAN_HOST", f"unix://{tmp_path / 'none.sock'}")
+    swe_project.demo(extra="provider: podman\n")
+    run = swe_project.run("benchmarks/", "--collect-only")
+    lines = [line for line in run.result.outlines if line.startswith("pytest-swe: benchmark demo:")]
+    assert lines and "provider podman (unavailable)," in lines[0], run.result.outlines[:20]
