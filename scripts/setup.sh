@@ -85,10 +85,14 @@ log "building the base image and the local benchmarks' images"
 if [ "$TESTS" = 1 ]; then
   log "official swebench package (differential tests only)"
   bash .ci/official-venv.sh
+  bash .ci/install-bwrap.sh  # bubblewrap provider: bwrap, fuse-overlayfs, skopeo, umoci, busybox-static
   bash .ci/install-slurm.sh  # Slurm and munge for tests/test_slurm.py
   if [ -f .ci/install-runners.sh ]; then
     log "test runners for the parser tests"
     bash .ci/install-runners.sh
   fi
+  bash .ci/install-html.sh  # Chromium for the HTML report's browser tests
+  bash .ci/install-pool.sh  # network namespaces, openssl and dockerd for the Docker pool tests
+  bash .ci/install-podman.sh  # Podman, its API service and busybox for the provider conformance suite
 fi
 log "ready"

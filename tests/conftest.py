@@ -415,3 +415,61 @@ class JsonLinesDriver:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+
+
+# --- headless Chromium for the HTML report -------------------------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright (.ci/install-html.sh installs both); fails in CI
+    when missing, skips elsewhere. Never a browser Playwright downloads."""
+    if not CHROMIUM.is_file():
+        unavailable(
+            f"the HTML report's browser tests need {CHROMIUM} (Debian's chromium); run .ci/install-html.sh"
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the HTML report's browser tests need playwright (pip install -e '.[dev]')")
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def screenshot_colours(browser: Any, png: bytes) -> int:
+    """How many distinct colours a screenshot holds (sampled), counted by the browser's canvas:
+    a blank or one-colour page has one or two."""
+    import base64
+
+    page = browser.new_page()
+    try:
+        return int(
+            page.evaluate(
+                """async (src) => {
+                    const img = new Image(); img.src = src; await img.decode();
+                    const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+                    const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+                    const d = g.getImageData(0, 0, c.width, c.height).data; const seen = new Set();
+                    for (let i = 0; i < d.length; i += 4 * 7) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+                    return seen.size; }""",
+                "data:image/png;base64," + base64.b64encode(png).decode(),
+            )
+        )
+    finally:
+        page.close()

@@ -218,3 +218,18 @@ def test_shards_partition_the_items(swe_project: SweProject, no_docker: None) ->
     assert again == shards[1]
     bad = swe_project.run("benchmarks/", "--collect-only", "--swe-shard=0/3")
     assert "shards are 1-based" in bad.result.stderr.str()
+
+
+def test_collection_hands_its_frozen_objects_back_to_the_collector_at_the_end(
+    swe_project: SweProject, no_docker: None
+) -> None:
+    """Items are made with the cyclic collector paused and then frozen (a large benchmark makes
+    tens of thousands); an in-process run must leave the collector as it found it."""
+    import gc
+
+    swe_project.demo()
+    assert gc.get_freeze_count() == 0
+    run = swe_project.run("benchmarks/", "--collect-only", "-q")
+    assert len(collected(run)) == len(DEMO_IDS)
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0

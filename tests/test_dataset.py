@@ -1,13 +1,18 @@
-"""Dataset indexes in-process: where the cache lives, parquet rows across row groups, corrupt files."""
+"""Dataset indexes in-process: where the cache lives, parquet rows across row groups, corrupt files,
+and the JSONL index checked against a full parse of generated lines."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from pytest_swe.api.errors import DatasetUnavailable
 from pytest_swe.runner.dataset import cache_root
@@ -46,3 +51,71 @@ def test_a_corrupt_parquet_file_is_an_unavailable_dataset(tmp_path: Path) -> Non
     path.write_bytes(b"PAR1 this is not a parquet file")
     with pytest.raises(DatasetUnavailable, match=r"cannot read dataset .*broken\.parquet: ArrowInvalid"):
         open_local(path, cache=tmp_path / "cache")
+
+
+# --- the JSONL index against a parse of every line -------------------------------------------
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\n\r"), max_size=40) | st.sampled_from(
+    ['"instance_id": "fake"', '\\"instance_id\\": \\"x\\"', "tab\there", "é ☃ \u2028", "\\"]
+)
+
+
+def _reference_ids(path: Path) -> tuple[list[str | None], list[int]]:
+    """What the index must hold: each non-blank line's top-level instance_id, parsed in full."""
+    ids: list[str | None] = []
+    offsets: list[int] = []
+    offset = 0
+    for line in path.read_bytes().splitlines(keepends=True):
+        start, offset = offset, offset + len(line)
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        value = row.get("instance_id") if isinstance(row, dict) else None
+        ids.append(value if isinstance(value, str) else None)
+        offsets.append(start)
+    return ids, offsets
+
+
+_ROW = st.fixed_dictionaries(
+    {"patch": _TEXT, "problem_statement": _TEXT},
+    optional={"instance_id": _TEXT, "hints": _TEXT, "n": st.integers()},
+)
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.one_of(
+            _ROW.map(json.dumps),
+            _ROW.map(lambda r: json.dumps(r, ensure_ascii=False)),
+            st.sampled_from(["", "   ", "not json", "[1, 2]", '{"instance_id": 7}']),
+        ),
+        max_size=12,
+    ),
+    crlf=st.booleans(),
+    final_newline=st.booleans(),
+)
+def test_the_jsonl_index_holds_what_a_full_parse_of_each_line_gives(
+    rows: list[str], crlf: bool, final_newline: bool, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    directory = tmp_path_factory.mktemp("jsonl")
+    path = directory / "rows.jsonl"
+    end = "\r\n" if crlf else "\n"
+    path.write_bytes((end.join(rows) + (end if final_newline else "")).encode())
+    index = open_local(path, cache=directory / "cache")
+    expected_ids, expected_offsets = _reference_ids(path)
+    assert index.ids == expected_ids
+    assert list(index.locators) == expected_offsets
+    for ref in index.refs():
+        if ref.instance_id is not None:
+            assert index.load_row(ref.locator)["instance_id"] == ref.instance_id
+
+
+def test_an_empty_jsonl_file_indexes_to_no_rows(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    assert open_local(path, cache=tmp_path / "cache").ids == []

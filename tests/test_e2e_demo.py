@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from pytest_swe.tools import report
+
 from conftest import DEMO_DIR
 from conftest import DEMO_IDS
 from conftest import DEMO_JSONL
@@ -223,7 +225,15 @@ def test_keep_leaves_sandboxes_and_says_how_to_enter(
         run.result.stdout.fnmatch_lines(["*kept sandbox demo__pager-1: docker exec -it * bash*"])
         kept = labelled_containers(docker_engine, benchmark="keepdemo")
         assert kept and all(c["Labels"]["pytest-swe.keep"] == "1" for c in kept)
-        assert "enter the eval: docker exec -it" in run.by_id["demo__pager-1"].message
+        pager = run.by_id["demo__pager-1"]
+        # how to enter is in the kept sandbox's property and the summary, never in the verdict
+        assert "enter the" not in pager.message
+        assert pager.properties["kept_eval_sandbox"].startswith("docker exec -it ")
+        verdict = json.loads(Path(pager.properties["verdict_path"]).read_text())
+        assert not any("enter the" in reason for reason in verdict["reasons"])
+        (eval_box,) = labelled_containers(docker_engine, benchmark="keepdemo", role="eval")
+        copied = docker_engine.containers.get(eval_box["Id"]).exec_run(["cat", "/tmp/pytest-swe/eval.sh"])
+        assert copied.exit_code == 0 and copied.output == Path(pager.properties["eval_sh_path"]).read_bytes()
     finally:
         for c in labelled_containers(docker_engine, benchmark="keepdemo"):
             docker_engine.api.remove_container(c["Id"], force=True)
@@ -262,6 +272,7 @@ def test_pdb_stops_with_verdict_and_live_sandbox(
             "--pdb",
             "--swe-predictions",
             str(DEMO_DIR / "predictions-wrong.jsonl"),
+            "--junitxml=junit.xml",
         ],
         cwd=swe_project.path,
         stdin=subprocess.PIPE,
@@ -275,9 +286,27 @@ def test_pdb_stops_with_verdict_and_live_sandbox(
         chunk = proc.stdout.read(1)
         assert chunk, seen[-3000:]
         seen += chunk
-    assert "PASS_TO_PASS failing" in seen and "enter the eval: docker exec -it" in seen
+    assert "PASS_TO_PASS failing" in seen
+    # the help, printed as the debugger opens: how to enter, the copied eval script, scope, logs
+    help_text = seen[seen.index("pytest-swe: ") :]
+    assert "  enter the eval: docker exec -it" in help_text
+    assert "  the eval script, copied into the eval sandbox: /tmp/pytest-swe/eval.sh" in help_text
+    assert "  in scope: swe_task, swe_verdict, swe_eval_sandbox" in help_text
+    run_dir = next((swe_project.path / "swe-runs").glob("2*"))
+    assert f"  logs: {run_dir / 'pdbdemo' / 'demo__routes-1'} (" in help_text and "eval.log" in help_text
     alive = labelled_containers(docker_engine, benchmark="pdbdemo", role="eval")
     assert len(alive) == 1 and alive[0]["State"] == "running"
-    out, _ = proc.communicate("p swe_verdict.resolution\nc\n", timeout=120)
-    assert "'RESOLVED_NO'" in out
+    commands = [
+        "p swe_verdict.resolution",
+        "p [r for r in swe_verdict.reasons if 'enter the' in r]",
+        "p swe_eval_sandbox.exec('head -c 11 /tmp/pytest-swe/eval.sh', timeout=60).output",
+        "p swe_eval_sandbox.spec.role",
+        help_text.split("(e.g. ", 1)[1].split("\n", 1)[0][:-1],  # the help's example, as printed
+        "c",
+    ]
+    out, _ = proc.communicate("".join(f"{c}\n" for c in commands), timeout=120)
+    assert "'RESOLVED_NO'" in out and "[]" in out
+    assert "'#!/bin/bash'" in out and "'eval'" in out and "On branch main" in out
     assert not labelled_containers(docker_engine, benchmark="pdbdemo")
+    (case,) = report.read_cases(swe_project.path / "junit.xml")
+    assert case.outcome == "failed" and "enter the" not in case.message

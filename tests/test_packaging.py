@@ -32,6 +32,8 @@ def test_wheel_layout(tmp_path: Path) -> None:
         "pytest_swe/families/logparsers/__init__.py",
         "pytest_swe/providers/docker/provider.py",
         "pytest_swe/agents/gold.py",
+        "pytest_swe/tools/html/report.js",  # the HTML report's script and stylesheet, read at run time
+        "pytest_swe/tools/html/report.css",
     ):
         assert module in names, module
     # every module of the source tree's families/providers/agents is in the wheel

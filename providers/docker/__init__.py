@@ -7,7 +7,9 @@ even if the process that created it is killed with SIGKILL. Every container carr
 can be found and removed by the next run or by ``pytest-swe reap``.
 
 Modules: :mod:`.provider` (creating, removing, reaping), :mod:`.sandbox` (one container: exec,
-files, limits), :mod:`.stream` (an exec's output), :mod:`.images` (pull policy, builds).
+files, limits), :mod:`.stream` (an exec's output), :mod:`.images` (pull policy, builds),
+:mod:`.pool` (several engines as one provider, with ``hosts:``) and :mod:`.placement` (where a
+pool's sandbox goes, its load counted across processes).
 """
 
 from __future__ import annotations
@@ -18,13 +20,22 @@ from pytest_swe.api.sandbox import ProviderFactory
 
 from .engine import README_ENGINE_SECTION
 from .engine import unreachable_message
+from .pool import DockerFactory
+from .pool import DockerPool
 from .provider import DockerProvider
 from .provider import parse_size
 from .sandbox import DockerSandbox
 
-__all__ = ["README_ENGINE_SECTION", "DockerProvider", "DockerSandbox", "parse_size", "unreachable_message"]
+__all__ = [
+    "README_ENGINE_SECTION",
+    "DockerPool",
+    "DockerProvider",
+    "DockerSandbox",
+    "parse_size",
+    "unreachable_message",
+]
 
 
 @pytest.hookimpl
 def pytest_swe_providers() -> list[ProviderFactory]:
-    return [DockerProvider]
+    return [DockerFactory()]

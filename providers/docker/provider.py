@@ -54,7 +54,15 @@ class DockerProvider:
     """Creates containers with the docker SDK; knows nothing of datasets or grading."""
 
     name = "docker"
-    capabilities = frozenset({"exec", "files", "limits", "network-off", "labels", "ttl"})
+    capabilities = frozenset(
+        {"exec", "files", "limits", "oom", "pids-limit", "disk-limit", "network-off", "labels", "ttl"}
+    )
+
+    cli = "docker"
+    """The command line tool a user enters a sandbox with."""
+    engine = "Docker daemon"
+    """The engine's name in messages."""
+    sandbox_class = DockerSandbox
 
     def __init__(self, options: Mapping[str, Any], run: RunInfo) -> None:
         self.options = dict(options)
@@ -84,9 +92,7 @@ class DockerProvider:
                     self._client.ping()
                 except engine_errors() as exc:
                     self._client = None
-                    raise InfraError(
-                        "provider_unavailable", unreachable_message(exc, self.options.get("host"))
-                    ) from None
+                    raise InfraError("provider_unavailable", self.unreachable(exc)) from None
             return self._client
 
     def preflight(self, timeout: float = 10.0) -> None:
@@ -98,9 +104,25 @@ class DockerProvider:
             finally:
                 client.close()
         except engine_errors() as exc:
-            raise InfraError(
-                "provider_unavailable", unreachable_message(exc, self.options.get("host"))
-            ) from None
+            raise InfraError("provider_unavailable", self.unreachable(exc)) from None
+
+    def unreachable(self, exc: BaseException) -> str:
+        """Why the engine does not answer, and what to do about it."""
+        return unreachable_message(exc, self.options.get("host"))
+
+    product = "Docker Engine"
+
+    def version(self, timeout: float = 10.0) -> str:
+        """The engine's name and version, as the report header shows them (asked within ``timeout``)."""
+        try:
+            client = self._connect(timeout=timeout)
+            try:
+                info = client.version()
+            finally:
+                client.close()
+        except engine_errors() as exc:
+            raise InfraError("provider_unavailable", self.unreachable(exc)) from None
+        return f"{self.product} {info.get('Version', '?')}"
 
     def daemon_alive(self) -> bool:
         try:
@@ -141,8 +163,18 @@ class DockerProvider:
 
     # -- sandboxes ------------------------------------------------------------------------------
 
+    def ensure_image(self, image: str) -> None:
+        """Make ``image`` available under the pull policy before a sandbox starts from it."""
+        images.ensure_image(self.client, image, self.pull)
+
+    def ulimits(self) -> list[Any]:
+        """The rlimits every container gets: ``fsize`` holds each file to the disk limit."""
+        if not self.disk_limit:
+            return []
+        return [sdk().types.Ulimit(name="fsize", soft=self.disk_limit, hard=self.disk_limit)]
+
     def create(self, spec: SandboxSpec) -> DockerSandbox:
-        images.ensure_image(self.client, spec.image, self.pull)
+        self.ensure_image(spec.image)
         ttl = int(KEEP_TTL if spec.keep else spec.ttl)
         kwargs: dict[str, Any] = {
             "image": spec.image,
@@ -166,8 +198,9 @@ class DockerProvider:
             kwargs["memswap_limit"] = spec.memory
         if spec.cpus:
             kwargs["nano_cpus"] = int(spec.cpus * 1e9)
-        if self.disk_limit:
-            kwargs["ulimits"] = [sdk().types.Ulimit(name="fsize", soft=self.disk_limit, hard=self.disk_limit)]
+        ulimits = self.ulimits()
+        if ulimits:
+            kwargs["ulimits"] = ulimits
         if spec.pids:
             kwargs["pids_limit"] = spec.pids
         if spec.mounts:
@@ -182,7 +215,7 @@ class DockerProvider:
         except engine_errors() as exc:
             self.remove(container.id)
             raise InfraError("sandbox_start", f"cannot start a container from {spec.image}: {exc}") from None
-        return DockerSandbox(self, container, spec)
+        return self.sandbox_class(self, container, spec)
 
     def remove(self, container_id: str, attempts: int = 4) -> CleanupResult:
         """Remove a container and confirm it is gone, retrying; never raises."""

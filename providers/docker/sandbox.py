@@ -218,7 +218,8 @@ class DockerSandbox:
             # code (the engine may report it running for a moment after its last process is gone).
             if not self.provider.daemon_alive():
                 raise InfraError(
-                    "provider_unavailable", f"Docker daemon stopped answering during a command ({cut})"
+                    "provider_unavailable",
+                    f"{self.provider.engine} stopped answering during a command ({cut})",
                 )
             if self._stops_within(STOP_SETTLE_SECONDS):
                 kind = "oom" if self._oom_kills() > 0 else "sandbox_died"
@@ -299,9 +300,16 @@ class DockerSandbox:
             return None
         return int(found[0].get("SizeRw") or 0) if found else None
 
-    def _cgroup_counter(self, v1: str, v2: str, key: str) -> int:
+    CGROUP_V1 = "/sys/fs/cgroup/{controller}/docker/{id}/{file}"
+    CGROUP_V2 = "/sys/fs/cgroup/system.slice/docker-{id}.scope/{file}"
+    """Where the engine puts a container's cgroup (v1, v2): another engine's sandbox names its own."""
+
+    def _cgroup_counter(self, controller: str, v1: str, v2: str, key: str) -> int:
         """A counter of the container's cgroup (cgroup v1 file, v2 file); 0 when neither is readable."""
-        for path in (f"/sys/fs/cgroup/{v1}", f"/sys/fs/cgroup/system.slice/docker-{self.id}.scope/{v2}"):
+        for path in (
+            self.CGROUP_V1.format(controller=controller, id=self.id, file=v1),
+            self.CGROUP_V2.format(id=self.id, file=v2),
+        ):
             try:
                 with open(path) as fh:
                     for line in fh:
@@ -312,7 +320,7 @@ class DockerSandbox:
         return 0
 
     def _pids_limit_hits(self) -> int:
-        return self._cgroup_counter(f"pids/docker/{self.id}/pids.events", "pids.events", "max")
+        return self._cgroup_counter("pids", "pids.events", "pids.events", "max")
 
     def limit_counters(self) -> dict[str, Any]:
         """Memory kills, process-limit hits and the disk state. The counters only grow, so the values
@@ -332,9 +340,7 @@ class DockerSandbox:
             raise self._fault("end processes", exc) from None
 
     def _oom_kills(self) -> int:
-        return self._cgroup_counter(
-            f"memory/docker/{self.id}/memory.oom_control", "memory.events", "oom_kill"
-        )
+        return self._cgroup_counter("memory", "memory.oom_control", "memory.events", "oom_kill")
 
     # -- files ------------------------------------------------------------------------------
 
@@ -393,7 +399,7 @@ class DockerSandbox:
         return self._status() == "running"
 
     def enter_command(self) -> str:
-        return f"docker exec -it -w {shlex.quote(self.spec.workdir)} {self.short_id} bash"
+        return f"{self.provider.cli} exec -it -w {shlex.quote(self.spec.workdir)} {self.short_id} bash"
 
     def close(self) -> CleanupResult:
         return self.provider.remove(self.id)
@@ -404,7 +410,7 @@ class DockerSandbox:
             return exc
         if not self.provider.daemon_alive():
             return InfraError(
-                "provider_unavailable", f"Docker daemon stopped answering during {action}: {exc}"
+                "provider_unavailable", f"{self.provider.engine} stopped answering during {action}: {exc}"
             )
         if not self.alive():
             oom = self._oom_kills() > 0

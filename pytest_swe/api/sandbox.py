@@ -10,6 +10,7 @@ import os
 import socket
 import uuid
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -20,6 +21,21 @@ import psutil
 
 LABEL = "pytest-swe"
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+CAPABILITIES: Mapping[str, str] = {
+    "exec": "runs commands with a real timeout kill (Sandbox.exec)",
+    "files": "writes and reads files, binary-safe",
+    "limits": "holds a sandbox to its memory, cpus and pids limits",
+    "oom": "a command killed for exceeding the memory limit is reported (oom)",
+    "pids-limit": "hitting the pids limit is counted (pids_limit)",
+    "disk-limit": "writing past the disk limit is counted (disk_full)",
+    "network-off": "a sandbox without network reaches nothing outside itself, loopback of the host neither",
+    "labels": "sandboxes carry the run's identity: reap by run, worker, kept, and orphans of a dead owner",
+    "ttl": "a sandbox ends itself after its ttl even if its owner was killed",
+}
+"""What a provider's ``capabilities`` may name, and what each promises (the conformance suite,
+tests/providers, checks each one a provider declares; a family's ``needs`` name them too)."""
 
 
 @dataclass
@@ -118,6 +134,15 @@ class LimitCounting(Protocol):
 
 
 @runtime_checkable
+class Located(Protocol):
+    """A sandbox that knows which host runs it (one engine of a pool, say): the item's
+    ``sandbox_host`` property, so a run shows where each item went."""
+
+    @property
+    def sandbox_host(self) -> str: ...
+
+
+@runtime_checkable
 class Provider(Protocol):
     @property
     def name(self) -> str: ...
@@ -155,6 +180,16 @@ class Preflight(Protocol):
 
 
 @runtime_checkable
+class Versioned(Protocol):
+    """A provider that can name the engine it runs on and its version (the report header shows it)."""
+
+    def version(self) -> str:
+        """E.g. ``Docker Engine 20.10.24``; raise :class:`~pytest_swe.api.errors.SweError` when the engine
+        cannot be asked."""
+        ...
+
+
+@runtime_checkable
 class ImageBuilder(Protocol):
     """What a provider that can make its own images offers (``pytest-swe images``).
 
@@ -175,6 +210,14 @@ class ImageBuilder(Protocol):
     def import_image(self, rootfs: Path, tag: str) -> None:
         """Make ``tag`` from a root filesystem tarball."""
         ...
+
+
+@runtime_checkable
+class ImagePrefetch(Protocol):
+    """A provider that gets many images faster together than one by one (``pytest-swe images``
+    hands it every image of a benchmark before asking for each)."""
+
+    def prefetch_images(self, tags: Sequence[str]) -> None: ...
 
 
 class ProviderFactory(Protocol):
@@ -199,6 +242,9 @@ class RunInfo:
     owner_host: str
     owner_start: str
     worker: str = "main"
+    run_dir: str = ""
+    """The run directory, which every process of the run (each xdist worker) shares: where a
+    provider keeps state they must agree on (a pool's slot locks). Empty when there is none."""
 
 
 def process_start(pid: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+from typing import Any
 
 import pytest
 
@@ -25,11 +26,19 @@ def reap(config: pytest.Config, *, worker: str | None = None) -> list[str]:
 
 
 def _reapers(session: SweSession) -> list[Provider]:
-    """Providers built only to reap (the controller under xdist creates no sandboxes itself)."""
+    """Providers built only to reap (the controller under xdist creates no sandboxes itself): each
+    provider's defaults, and the providers of the benchmarks the controller read (a pool's hosts)."""
+    settings: dict[str, tuple[str, dict[str, Any]]] = {}
+    for loaded in session.loaded_settings():
+        options = loaded.provider.model_dump()
+        settings.setdefault(repr(sorted(options.items())), (loaded.provider.name, options))
+    defaults: list[tuple[str, dict[str, Any]]] = [
+        (name, {"name": name}) for name in session.registry.providers.entries
+    ]
     out = []
-    for name, factory in session.registry.providers.entries.items():
+    for name, options in [*defaults, *settings.values()]:
         try:
-            out.append(factory({"name": name}, session.run))
+            out.append(session.registry.providers.get(name)(options, session.run))
         except Exception:  # an unusable provider has no sandboxes of this run to remove
             continue
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import re
 import socket
@@ -113,29 +114,58 @@ def _fingerprint(path: Path, id_fields: Sequence[str]) -> str:
 
 
 def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[str | None], array[int]]:
+    if id_of is not None:
+        return _index_jsonl_parsed(path, id_of)
     ids: list[str | None] = []
     offsets = array("q")
-    pattern = re.compile(_ID_PATTERN.format(field=re.escape(id_field)).encode())
+    if path.stat().st_size == 0:
+        return ids, offsets
+    search = re.compile(_ID_PATTERN.format(field=re.escape(id_field)).encode()).search
+    # One pass over a memory map: the id pattern is searched in place between line ends, so no
+    # line is copied (a quarter of the time of reading line by line, on rows of several KB).
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        size, start, find = len(buf), 0, buf.find
+        while start < size:
+            end = find(b"\n", start)
+            if end < 0:
+                end = size
+            match = search(buf, start, end)
+            if match is not None:
+                ids.append(_json_string(match.group(1)))
+                offsets.append(start)
+            elif buf[start:end].strip():
+                ids.append(None)
+                offsets.append(start)
+            start = end + 1
+    return ids, offsets
+
+
+def _json_string(raw: bytes) -> str | None:
+    """The value of a JSON string's body, or None when it is not valid JSON text."""
+    try:
+        plain = b"\\" not in raw and min(raw, default=0x20) >= 0x20  # no escapes, no control bytes
+        value = raw.decode() if plain else json.loads(b'"' + raw + b'"')
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _index_jsonl_parsed(path: Path, id_of: IdOf) -> tuple[list[str | None], array[int]]:
+    """Index by a family's own id function: every row is parsed (ids made of several fields)."""
+    ids: list[str | None] = []
+    offsets = array("q")
     offset = 0
     with open(path, "rb") as fh:
         for line in fh:
             start, offset = offset, offset + len(line)
             if not line.strip():
                 continue
-            instance_id: str | None = None
-            if id_of is None:
-                match = pattern.search(line)
-                if match:
-                    try:
-                        instance_id = json.loads(b'"' + match.group(1) + b'"')
-                    except json.JSONDecodeError:
-                        instance_id = None
-            else:
-                try:
-                    row = json.loads(line)
-                    instance_id = id_of(row) if isinstance(row, dict) else None
-                except (json.JSONDecodeError, RowError, KeyError, TypeError, ValueError):
-                    instance_id = None
+            instance_id: str | None
+            try:
+                row = json.loads(line)
+                instance_id = id_of(row) if isinstance(row, dict) else None
+            except (json.JSONDecodeError, UnicodeDecodeError, RowError, KeyError, TypeError, ValueError):
+                instance_id = None
             ids.append(instance_id)
             offsets.append(start)
     return ids, offsets

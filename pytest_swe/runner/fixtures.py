@@ -25,6 +25,7 @@ from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import Located
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import SandboxSpec
@@ -38,6 +39,8 @@ from pytest_swe.runner.agentrun import take_patch
 from pytest_swe.runner.collect import SweItem
 from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.deadline import ItemDeadline
+from pytest_swe.runner.debugging import copied_key
+from pytest_swe.runner.debugging import copy_eval_scripts
 from pytest_swe.runner.properties import Identity
 from pytest_swe.runner.properties import get_record
 from pytest_swe.runner.session import get_session
@@ -188,6 +191,8 @@ def _open_sandbox(
         sandbox = provider.create(spec)
         deadline.watch(sandbox)  # removed at once if the deadline passed while it started
     record.sandbox_opened(spec.role, sandbox.enter_command())
+    if isinstance(sandbox, Located):
+        record.sandbox_placed(sandbox.sandbox_host)
     return sandbox
 
 
@@ -318,16 +323,14 @@ def swe_verdict(
             )
     finally:
         record.artifacts_saved(ctx.saved)
+        if request.config.getoption("usepdb", False) or get_session(request.config).keep:
+            request.node.stash[copied_key] = copy_eval_scripts(swe_eval_sandbox, ctx.saved)
     verdict.artifacts = {"patch": str(swe_artifacts / PATCH_NAME), **ctx.saved}
     verdict_path = swe_artifacts / "verdict.json"
     verdict.artifacts["verdict"] = str(verdict_path)
     verdict_path.write_text(json.dumps(verdict.model_dump(mode="json"), indent=2))
     record.graded(verdict, verdict_path)
     request.config.hook.pytest_swe_verdict(item=request.node, task=swe_task, verdict=verdict)
-    if not verdict.resolved and (
-        request.config.getoption("usepdb", False) or get_session(request.config).keep
-    ):
-        verdict.reasons.extend(f"enter the {line}" for line in record.sandboxes)
     return verdict
 
 

@@ -78,6 +78,11 @@ OPTIONS: tuple[Option, ...] = (
         10,
     ),
     Option(
+        "--swe-html",
+        "write a self-contained HTML report of the run (plots, items, patches, logs, trajectories) to FILE",
+        metavar="FILE",
+    ),
+    Option(
         "--swe-benchmark-files",
         "glob patterns of benchmark files to collect (besides files named on the command line)",
         "list",

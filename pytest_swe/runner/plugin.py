@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from pytest_swe.api.sandbox import this_run
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import cleanup
+from pytest_swe.runner import debugging
 from pytest_swe.runner import interrupt
 from pytest_swe.runner import options
 from pytest_swe.runner import progress
@@ -23,6 +25,7 @@ from pytest_swe.runner.collect import UnavailableItem
 from pytest_swe.runner.collect import is_benchmark_file
 from pytest_swe.runner.collect import register_benchmark_markers
 from pytest_swe.runner.collect import split_shard
+from pytest_swe.runner.collect import thaw
 from pytest_swe.runner.header import header_lines
 from pytest_swe.runner.ledger import Ledger
 from pytest_swe.runner.outcome import item_properties
@@ -46,6 +49,7 @@ from pytest_swe.runner.xdist import will_run
 _reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
 _ledger_key = pytest.StashKey[Ledger]()
 _progress_key = pytest.StashKey[progress.Progress]()
+_html_key = pytest.StashKey[Any]()
 _reruns = retry.Reruns()
 
 
@@ -68,7 +72,13 @@ def _register_plugins(config: pytest.Config) -> None:
 
 
 def _run_identity(config: pytest.Config) -> tuple[RunInfo, Path]:
-    """Who owns this run's sandboxes, and its run directory (the controller's, on a worker)."""
+    """Who owns this run's sandboxes, and its run directory (the controller's, on a worker), which
+    the run's identity carries too (providers coordinate the run's processes there)."""
+    run, path = _owner_and_dir(config)
+    return dataclasses.replace(run, run_dir=str(path)), path
+
+
+def _owner_and_dir(config: pytest.Config) -> tuple[RunInfo, Path]:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and "swe_run_id" in workerinput:
         run = this_run(
@@ -95,6 +105,9 @@ def _run_identity(config: pytest.Config) -> tuple[RunInfo, Path]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    # Registered before any other plugin's cleanup, so it runs last: pytest's own end-of-session
+    # garbage collections still find the items frozen (see collect.thaw).
+    config.add_cleanup(thaw)
     _register_plugins(config)
     config.addinivalue_line(
         "markers", "swe_task(benchmark_file, instance_id): give a test the pytest-swe fixtures of one task"
@@ -120,6 +133,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(live, "swe-progress")
         # The controller's xdist hooks are optional: without xdist it is this process.
         config.pluginmanager.register(XdistController(config), "swe-xdist-controller")
+        html = options.get(config, "--swe-html")
+        if html:
+            from pytest_swe.runner.htmlreport import HtmlReport
+
+            writer = config.stash[_html_key] = HtmlReport(ledger, Path(config.invocation_params.dir, html))
+            config.pluginmanager.register(writer, "swe-html")
     interrupt.install_signal_handlers(config)
 
 
@@ -137,6 +156,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_enter_pdb(config: pytest.Config, pdb: Any) -> None:
     interrupt.rearm(config)
+    opened = config.stash.get(debugging.pdb_item_key, None)
+    if opened is not None:  # the debugger opens on a pytest-swe item's failure: say what is left to see
+        del config.stash[debugging.pdb_item_key]
+        for line in debugging.help_lines(*opened):
+            print(line)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_exception_interact(node: Any, call: pytest.CallInfo[Any], report: Any) -> None:
+    """Before the debugger opens on an item (``--pdb``): remember which, for its help."""
+    if isinstance(node, SweItem) and node.config.getoption("usepdb", False):
+        node.config.stash[debugging.pdb_item_key] = (node, call.when)
 
 
 def pytest_leave_pdb(config: pytest.Config, pdb: Any) -> None:
@@ -256,6 +287,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.section("pytest-swe")
     config.stash[_progress_key].write_summary(terminalreporter)
     for line in ledger.summary_lines():
+        terminalreporter.write_line(line)
+    html = config.stash.get(_html_key, None)
+    for line in html.lines if html is not None else []:
         terminalreporter.write_line(line)
     if ledger.kept:
         terminalreporter.write_line(

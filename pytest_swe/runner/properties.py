@@ -35,6 +35,8 @@ BENCHMARK = "benchmark"
 INSTANCE_ID = "instance_id"
 RUN_ID = "run_id"
 KEPT_PREFIX = "kept_"
+SANDBOX_HOST = "sandbox_host"
+"""Where the item's sandboxes ran, for a provider whose sandboxes know it (a pool of engines)."""
 SUPERSEDED_ATTEMPT = "superseded_attempt"
 """Replaces the properties of a pytest-rerunfailures attempt that was run again."""
 
@@ -205,6 +207,12 @@ class ItemRecord:
 
     def sandbox_opened(self, role: str, enter_command: str) -> None:
         self.sandboxes.append(f"{role}: {enter_command}")
+
+    def sandbox_placed(self, host: str) -> None:
+        """A sandbox runs on ``host``: ``sandbox_host`` lists the item's hosts, first one first."""
+        hosts = [h for h in str(self.properties.get(SANDBOX_HOST, "")).split(",") if h]
+        if host not in hosts:
+            self.properties[SANDBOX_HOST] = ",".join([*hosts, host])
 
     def sandbox_kept(self, role: str, enter_command: str) -> None:
         self.properties[f"{KEPT_PREFIX}{role}_sandbox"] = enter_command

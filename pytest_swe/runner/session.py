@@ -118,6 +118,11 @@ class SweSession:
             raise value
         return value
 
+    def loaded_settings(self) -> list[BenchmarkSettings]:
+        """The benchmark settings read so far (on the xdist controller: those its preflight read)."""
+        with self._lock:
+            return [value for value in self._settings.values() if isinstance(value, BenchmarkSettings)]
+
     # -- datasets ---------------------------------------------------------------------------
 
     def index_for(self, settings: BenchmarkSettings, family: Family) -> DatasetIndex:

@@ -1,4 +1,4 @@
-"""The ``pytest-swe`` command: reports from ledgers, sandbox reaping, image building."""
+"""The ``pytest-swe`` command: reports from ledgers, sandbox reaping, image building, provider checks."""
 
 from __future__ import annotations
 
@@ -75,6 +75,39 @@ def _cmd_reap(args: argparse.Namespace) -> int:
         return 2
     print(f"removed {len(removed)} sandbox(es)" + (": " + " ".join(removed) if removed else ""))
     return 0
+
+
+def provider_status(name: str, timeout: float = 10.0) -> tuple[bool, str]:
+    """Whether provider ``name`` works on this machine, and what it runs on or why it does not."""
+    from pytest_swe.api.sandbox import Preflight
+    from pytest_swe.api.sandbox import Versioned
+
+    try:
+        provider = _provider(name, None)
+    except Exception as exc:  # any provider plugin's failure: reported in its line
+        return False, f"cannot be built: {exc}"
+    try:
+        if isinstance(provider, Preflight):
+            provider.preflight(timeout=timeout)
+        version = provider.version() if isinstance(provider, Versioned) else "no version reported"
+        return True, version
+    except Exception as exc:  # the reason this provider cannot work here, whatever raised it
+        return False, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    finally:
+        provider.close()
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from pytest_swe.runner.registry import Registry
+    from pytest_swe.runner.registry import plugin_manager_for_tools
+
+    names = args.provider or sorted(Registry(plugin_manager_for_tools()).providers)
+    working = 0
+    for name in names:
+        ok, detail = provider_status(name)
+        working += ok
+        print(f"{name}: {'works' if ok else 'unavailable'}: {detail}")
+    return 0 if working else 1
 
 
 def _load_benchmark(path: str) -> tuple[Any, Any, list[dict[str, Any]]]:
@@ -278,6 +311,22 @@ def _cmd_slurm(args: argparse.Namespace) -> int:
     return done.merge_status or 0
 
 
+def _cmd_html(args: argparse.Namespace) -> int:
+    from pytest_swe.tools import html
+
+    try:
+        written = html.write_report(
+            [Path(f) for f in args.files], Path(args.output), title=args.title, labels=args.label
+        )
+    except report.LEDGER_ERRORS as exc:  # the output not written is an OSError too
+        print(f"pytest-swe html: {exc}", file=sys.stderr)
+        return 2
+    if not written.items:
+        print("pytest-swe html: no pytest-swe testcases (with a 'reward' property) found", file=sys.stderr)
+    print(f"wrote {written.path}: {written.items} item(s) of {written.runs} run(s), {written.bytes} bytes")
+    return 0 if written.items else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-swe", description="pytest-swe: SWE benchmark harness tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -318,6 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a setting of the provider section, e.g. namespace=swe or context=gke (repeatable)",
     )
     p.set_defaults(func=_cmd_reap)
+
+    p = sub.add_parser(
+        "doctor", help="which sandbox providers work on this machine, and why not (one line each)"
+    )
+    p.add_argument("--provider", action="append", help="check only this provider (repeatable)")
+    p.set_defaults(func=_cmd_doctor)
 
     p = sub.add_parser("images", help="build the base image and the images of local benchmarks")
     p.add_argument(
@@ -384,6 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", help="directory of the new ledger (default: RUN_DIR/regrade-<timestamp>)"
     )
     p.set_defaults(func=_cmd_regrade)
+
+    p = sub.add_parser(
+        "html", help="a self-contained HTML report of ledgers (two or more: compared, the first as baseline)"
+    )
+    p.add_argument("files", nargs="+", help=ledgers)
+    p.add_argument(
+        "-o", "--output", default="swe-report.html", help="the HTML file (default: swe-report.html)"
+    )
+    p.add_argument("--title", help="the page's title")
+    p.add_argument(
+        "--label", action="append", help="a name for each ledger, in order (default: its run id), repeatable"
+    )
+    p.set_defaults(func=_cmd_html)
 
     p = sub.add_parser(
         "slurm",

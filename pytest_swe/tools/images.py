@@ -31,7 +31,9 @@ from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import Family
 from pytest_swe.api.sandbox import ImageBuilder
+from pytest_swe.api.sandbox import ImagePrefetch
 from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.api.task import Task
 from pytest_swe.tools import gitsnap
 
 BASE_IMAGE = os.environ.get("PYTEST_SWE_BASE_IMAGE", "pytest-swe/base:bookworm")
@@ -185,12 +187,15 @@ def build_benchmark_images(
     base = build.base or BASE_IMAGE
     built: list[str] = []
     done: set[str] = set()
+    tasks: list[Task] = []
     for position, row in enumerate(rows, 1):
         try:
-            task = family.normalize(row, settings)
+            tasks.append(family.normalize(row, settings))
         except RowError as exc:
             log(f"skipping row {position}: {exc}")
-            continue
+    if isinstance(builder, ImagePrefetch) and not force:
+        builder.prefetch_images([base, *(task.image for task in tasks)])
+    for task in tasks:
         if task.image in done:
             continue
         done.add(task.image)

@@ -1,0 +1,1 @@
+"""The provider conformance suite: one module run against every provider the registry knows."""
