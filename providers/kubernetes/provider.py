@@ -50,7 +50,8 @@ class KubernetesProvider:
     """Creates pods with the official client; knows nothing of datasets or grading."""
 
     name = "kubernetes"
-    capabilities = frozenset({"exec", "files", "limits", "network-off", "labels", "ttl"})
+    # Not "limits": a pod spec has no pids limit (the kubelet's podPidsLimit is the node's).
+    capabilities = frozenset({"exec", "files", "network-off", "labels", "ttl"})
 
     def __init__(
         self,
@@ -121,6 +122,15 @@ class KubernetesProvider:
             self.core.list_namespaced_pod(self.namespace, limit=1, _request_timeout=timeout)
         except api_errors() as exc:
             raise self._unavailable("list pods", exc) from None
+
+    def version(self) -> str:
+        """The API server's version and where the pods go (the report header shows it)."""
+        try:
+            info = sdk().client.VersionApi(self.core.api_client).get_code(_request_timeout=self.timeout)
+        except api_errors() as exc:
+            raise self._unavailable("read the server version", exc) from None
+        context = self.options.get("context") or "current context"
+        return f"Kubernetes {info.git_version} ({context}, namespace {self.namespace})"
 
     def api_alive(self) -> bool:
         try:

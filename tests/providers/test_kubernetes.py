@@ -570,6 +570,31 @@ def test_k8s_pytest_swe_reap_command(
     assert "expected KEY=VALUE" in capsys.readouterr().err
 
 
+def test_k8s_version_names_the_server_and_namespace(
+    provider: KubernetesProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = k8s.VersionInfo(
+        major="1",
+        minor="31",
+        git_version="v1.31.2",
+        git_commit="",
+        git_tree_state="",
+        build_date="",
+        go_version="",
+        compiler="",
+        platform="linux/amd64",
+    )
+    monkeypatch.setattr(k8s.VersionApi, "get_code", lambda self, **kwargs: info)
+    assert provider.version() == f"Kubernetes v1.31.2 (current context, namespace {NS})"
+
+    def refused(self: Any, **kwargs: Any) -> Any:
+        raise api_error(403)
+
+    monkeypatch.setattr(k8s.VersionApi, "get_code", refused)
+    with pytest.raises(InfraError, match="server version"):
+        provider.version()
+
+
 def test_k8s_preflight(provider: KubernetesProvider, core: FakeCore) -> None:
     provider.preflight()
     core.fail_list = api_error(403)

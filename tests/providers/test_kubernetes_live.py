@@ -2,7 +2,7 @@
 context; skipped otherwise (no API server can run on the machines this project is tested on).
 
 ``PYTEST_SWE_K8S_NAMESPACE`` (default ``default``) must allow the RBAC role of the README;
-``PYTEST_SWE_K8S_IMAGE`` (default ``debian:bookworm-slim``) is any image with sh and tar that the
+``PYTEST_SWE_K8S_IMAGE`` (default ``busybox:1.36``) is any image with sh and tar that the
 cluster can pull.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 CONTEXT = os.environ.get("PYTEST_SWE_K8S_CONTEXT", "")
 NAMESPACE = os.environ.get("PYTEST_SWE_K8S_NAMESPACE", "default")
-IMAGE = os.environ.get("PYTEST_SWE_K8S_IMAGE", "debian:bookworm-slim")
+IMAGE = os.environ.get("PYTEST_SWE_K8S_IMAGE", "busybox:1.36")
 
 pytestmark = pytest.mark.skipif(
     not CONTEXT,
