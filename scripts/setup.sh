@@ -53,7 +53,7 @@ if [ "$LINT" = 0 ] && ! docker info >/dev/null 2>&1; then
 fi
 
 extras="hf"
-[ "$TESTS" = 1 ] && extras="dev,hf,mini"
+[ "$TESTS" = 1 ] && extras="dev,hf,mini,k8s"
 [ "$LINT" = 1 ] && extras="dev"
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating the virtual environment $VENV"
@@ -86,6 +86,7 @@ if [ "$TESTS" = 1 ]; then
   log "official swebench package (differential tests only)"
   bash .ci/official-venv.sh
   bash .ci/install-bwrap.sh  # bubblewrap provider: bwrap, fuse-overlayfs, skopeo, umoci, busybox-static
+  bash .ci/install-slurm.sh  # Slurm and munge for tests/test_slurm.py
   if [ -f .ci/install-runners.sh ]; then
     log "test runners for the parser tests"
     bash .ci/install-runners.sh

@@ -41,19 +41,27 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _provider(name: str, host: str | None) -> Provider:
-    """The provider ``name`` from the plugins' ``pytest_swe_providers`` hook, as a run builds it."""
+def _provider(name: str, host: str | None, options: list[str] | None = None) -> Provider:
+    """The provider ``name`` from the plugins' ``pytest_swe_providers`` hook, as a run builds it;
+    ``options`` are ``KEY=VALUE`` settings of its ``provider`` section (``namespace=swe``)."""
+    from pytest_swe.api.errors import ConfigError
     from pytest_swe.api.sandbox import this_run
     from pytest_swe.runner.registry import Registry
     from pytest_swe.runner.registry import plugin_manager_for_tools
 
+    settings: dict[str, object] = {"name": name, **({"host": host} if host else {})}
+    for option in options or []:
+        key, sep, value = option.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--provider-option {option!r}: expected KEY=VALUE")
+        settings[key] = value
     factory = Registry(plugin_manager_for_tools()).providers.get(name)
-    return factory({"name": name, **({"host": host} if host else {})}, this_run())
+    return factory(settings, this_run())
 
 
 def _cmd_reap(args: argparse.Namespace) -> int:
     try:
-        provider = _provider(args.provider, args.host)
+        provider = _provider(args.provider, args.host, args.provider_option)
         if args.all:
             removed = provider.reap(run_id=args.run, kept=None)
         elif args.kept:
@@ -265,6 +273,44 @@ def _cmd_regrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_slurm(args: argparse.Namespace) -> int:
+    import time
+
+    from pytest_swe.api.errors import SweError
+    from pytest_swe.tools import slurm
+
+    directory = Path(args.dir or Path("swe-slurm") / time.strftime("%Y%m%d-%H%M%S"))
+    try:
+        plan = slurm.SlurmPlan(
+            benchmarks=args.benchmarks,
+            shards=args.shards,
+            directory=directory,
+            workdir=Path.cwd(),
+            pytest_args=list(args.pytest_args),
+            provider=args.provider,
+            python=args.python,
+            job_name=args.job_name,
+            sbatch_args=list(args.sbatch_arg),
+            shard_args=list(args.shard_arg),
+        )
+        if args.dry_run:
+            print(slurm.dry_run(plan, sbatch=args.sbatch, wait=args.wait), end="")
+            return 0
+        done = slurm.submit(plan, sbatch=args.sbatch, wait=args.wait)
+    except SweError as exc:
+        print(f"pytest-swe slurm: {exc}", file=sys.stderr)
+        return 2
+    if done.shards:
+        print(
+            f"submitted shard(s) {slurm.array_spec(done.shards)} of {plan.shards} as array job {done.array_job}"
+        )
+    else:
+        print(f"every shard of {plan.directory} has finished: merging only")
+    print(f"merge job {done.merge_job} writes {plan.merged}")
+    print(f"to resume: pytest-swe slurm ... --dir {plan.directory} (the same benchmarks and --shards)")
+    return done.merge_status or 0
+
+
 def _cmd_html(args: argparse.Namespace) -> int:
     from pytest_swe.tools import html
 
@@ -313,6 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--provider", default="docker", help="sandbox provider (default: docker)")
     p.add_argument("--host", help="the provider's host (Docker: default DOCKER_HOST or the local socket)")
+    p.add_argument(
+        "--provider-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting of the provider section, e.g. namespace=swe or context=gke (repeatable)",
+    )
     p.set_defaults(func=_cmd_reap)
 
     p = sub.add_parser(
@@ -399,6 +452,46 @@ def build_parser() -> argparse.ArgumentParser:
         "--label", action="append", help="a name for each ledger, in order (default: its run id), repeatable"
     )
     p.set_defaults(func=_cmd_html)
+
+    p = sub.add_parser(
+        "slurm",
+        help="submit a run as a Slurm array job of --swe-shard runs and a dependent merge job",
+        description="Arguments after -- go to every shard's pytest command.",
+    )
+    p.add_argument("benchmarks", nargs="+", help="benchmark files (as pytest is given them)")
+    p.add_argument("--shards", type=int, required=True, help="number of shards (array tasks)")
+    p.add_argument(
+        "--dir",
+        help="directory of the shards' run directories, JUnit files, logs and merged.xml "
+        "(default: swe-slurm/<timestamp>); the same --dir again resumes the unfinished shards",
+    )
+    p.add_argument(
+        "--provider", help="the sandbox provider on the nodes, e.g. docker (default: the benchmark's)"
+    )
+    p.add_argument(
+        "--python", default=sys.executable, help="the nodes' Python with pytest-swe (default: this one)"
+    )
+    p.add_argument("--job-name", default="pytest-swe", help="the jobs' name (default: pytest-swe)")
+    p.add_argument(
+        "--sbatch-arg",
+        action="append",
+        default=[],
+        metavar="OPTION",
+        help="an #SBATCH option of both jobs, e.g. --sbatch-arg=--partition=cpu (repeatable)",
+    )
+    p.add_argument(
+        "--shard-arg",
+        action="append",
+        default=[],
+        metavar="OPTION",
+        help="an #SBATCH option of the array tasks only, e.g. --shard-arg=--cpus-per-task=8 (repeatable)",
+    )
+    p.add_argument("--sbatch", default="sbatch", help="the sbatch command (default: sbatch)")
+    p.add_argument("--wait", action="store_true", help="return when the merge job ends, with its exit status")
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the job scripts and sbatch commands; submit nothing"
+    )
+    p.set_defaults(func=_cmd_slurm, pytest_args=[])
     return parser
 
 
@@ -406,8 +499,20 @@ def build_parser() -> argparse.ArgumentParser:
 BROKEN_PIPE_EXIT = 141
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """The command's arguments; for ``slurm``, what follows ``--`` is the shards' pytest arguments."""
+    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["slurm"] and "--" in words:
+        at = words.index("--")
+        args = parser.parse_args(words[:at])
+        args.pytest_args = words[at + 1 :]
+        return args
+    return parser.parse_args(words)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parse(argv)
     if getattr(args, "base_tag", "unset") is None:
         from pytest_swe.tools.images import BASE_IMAGE
 

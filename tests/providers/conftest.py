@@ -153,10 +153,27 @@ def import_tiny(name: str, tmp: Path, **options: Any) -> tuple[dict[str, Any], s
     return opts, TINY_IMAGE
 
 
+def kubernetes_cluster(tmp: Path) -> tuple[dict[str, Any], str]:
+    """The cluster of the kubeconfig context ``PYTEST_SWE_K8S_CONTEXT`` (no API server can run on the
+    machines this project is tested on): namespace ``PYTEST_SWE_K8S_NAMESPACE``, and an image with sh,
+    tar and nc that the cluster pulls itself, ``PYTEST_SWE_K8S_IMAGE`` (default busybox:1.36)."""
+    context = os.environ.get("PYTEST_SWE_K8S_CONTEXT")
+    if not context:
+        pytest.skip(
+            "provider 'kubernetes': no cluster here; set PYTEST_SWE_K8S_CONTEXT to a kubeconfig context "
+            "(and PYTEST_SWE_K8S_NAMESPACE, PYTEST_SWE_K8S_IMAGE) to run the suite on one"
+        )
+    namespace = os.environ.get("PYTEST_SWE_K8S_NAMESPACE", "default")
+    options = {"name": "kubernetes", "context": context, "namespace": namespace, "disk_limit": DISK_LIMIT}
+    check_available("kubernetes", factory("kubernetes")(options, this_run()))
+    return options, os.environ.get("PYTEST_SWE_K8S_IMAGE", "busybox:1.36")
+
+
 PROVIDER_SETUP: dict[str, Setup] = {
     "docker": lambda tmp: import_tiny("docker", tmp, pull="never", disk_limit=DISK_LIMIT),
     "podman": lambda tmp: import_tiny("podman", tmp, pull="never", disk_limit=DISK_LIMIT),
     "bubblewrap": lambda tmp: import_tiny("bubblewrap", tmp, pull="never", disk_limit=DISK_LIMIT),
+    "kubernetes": kubernetes_cluster,
 }
 """How each provider gets the suite's image: name -> function(tmp dir) returning (options, image).
 A provider without an entry is imported with :func:`import_tiny` and its default options."""
