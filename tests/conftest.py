@@ -282,6 +282,9 @@ class SweProject:
         junit = self.path / f"junit-{self.runs}.xml"
         run_dir = self.path / f"run-{self.runs}"
         argv = (*args, f"--junitxml={junit}", f"--swe-run-dir={run_dir}", "-p", "no:cacheprovider")
+        if not any(a.startswith(("--swe-cache", "--swe-no-cache")) for a in args):
+            # Each run its own verdict cache: a run shares verdicts only with runs that ask to.
+            argv += (f"--swe-cache={self.path / f'verdict-cache-{self.runs}'}",)
         argv += ("-p", "no:hypothesispytest")
         if subprocess is None:
             subprocess = any(a == "-n" or a.startswith(("--numprocesses", "-n=")) for a in args)
@@ -294,6 +297,13 @@ class SweProject:
             run.cases = report.read_cases(junit)
             run.suite = report.read_suite_properties(junit)
         return run
+
+
+@pytest.fixture(autouse=True)
+def _private_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test its own default verdict cache (for pytest runs this module does not start), so
+    no test replays another's verdicts and the suite's sandboxes really run."""
+    monkeypatch.setenv("PYTEST_SWE_VERDICT_CACHE", str(tmp_path_factory.mktemp("verdicts")))
 
 
 @pytest.fixture

@@ -22,6 +22,27 @@ def image_exists(client: Any, tag: str) -> bool:
     return True
 
 
+def image_info(client: Any, tag: str) -> dict[str, Any] | None:
+    """The engine's inspection of the local image ``tag`` (id, size, ...); None when absent."""
+    try:
+        return dict(client.api.inspect_image(tag))
+    except sdk().errors.ImageNotFound:
+        return None
+    except engine_errors() as exc:
+        raise InfraError("provider_unavailable", f"cannot inspect image {tag}: {exc}") from None
+
+
+def remove_image(client: Any, tag: str) -> bool:
+    """Untag ``tag`` (its layers go when no other tag holds them); an image a container uses stays."""
+    try:
+        client.api.remove_image(tag, force=False, noprune=False)
+    except sdk().errors.ImageNotFound:
+        return False
+    except engine_errors():
+        return False  # in use by a container (a conflict), or the engine refused: kept
+    return image_info(client, tag) is None
+
+
 def pull_image(client: Any, tag: str) -> None:
     try:
         client.images.pull(tag)

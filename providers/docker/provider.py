@@ -139,6 +139,19 @@ class DockerProvider:
     def import_image(self, rootfs: Path, tag: str) -> None:
         images.import_image(self.client, rootfs, tag)
 
+    # -- images (the ImageIdentity and ImageStore protocols) -------------------------------------
+
+    def image_id(self, tag: str) -> str | None:
+        info = images.image_info(self.client, tag)
+        return str(info["Id"]) if info else None
+
+    def image_size(self, tag: str) -> int | None:
+        info = images.image_info(self.client, tag)
+        return int(info.get("Size") or 0) if info else None
+
+    def remove_image(self, tag: str) -> bool:
+        return images.remove_image(self.client, tag)
+
     # -- sandboxes ------------------------------------------------------------------------------
 
     def create(self, spec: SandboxSpec) -> DockerSandbox:

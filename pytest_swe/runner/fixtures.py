@@ -297,12 +297,13 @@ def swe_verdict(
     swe_task: Task,
     swe_settings: BenchmarkSettings,
     swe_family: Family,
+    swe_provider: Provider,
     swe_agent_result: AgentResult,
-    swe_eval_sandbox: Sandbox,
     swe_artifacts: Path,
     swe_deadline: ItemDeadline,
 ) -> Verdict:
-    """Grade the agent's patch by the family's rules in the eval sandbox."""
+    """Grade the agent's patch by the family's rules in the eval sandbox (``swe_eval_sandbox``,
+    started only when the verdict cache has no entry for these inputs)."""
     record = get_record(request.node)
     ctx = EvalContext(
         settings=swe_settings,
@@ -311,13 +312,25 @@ def swe_verdict(
         output_limit=swe_settings.limits.output_bytes,
     )
     save_grading_inputs(swe_artifacts, swe_task, swe_settings)
-    try:
-        with swe_deadline.during("eval"), record.timed("eval"):
-            verdict = grading.decide(
-                swe_family.evaluate(swe_task, swe_agent_result.patch or "", swe_eval_sandbox, ctx), ctx
-            )
-    finally:
+    patch = swe_agent_result.patch or ""
+    cache = get_session(request.config).verdict_cache
+    lookup = cache.lookup(swe_task, patch, swe_settings, swe_family, swe_provider) if cache else None
+    verdict = cache.replay(lookup.hit, ctx) if cache and lookup and lookup.hit else None
+    if verdict is not None:
+        record.cached()
         record.artifacts_saved(ctx.saved)
+    else:
+        sandbox: Sandbox = request.getfixturevalue("swe_eval_sandbox")
+        try:
+            with swe_deadline.during("eval"), record.timed("eval"):
+                verdict = grading.decide(swe_family.evaluate(swe_task, patch, sandbox, ctx), ctx)
+        finally:
+            record.artifacts_saved(ctx.saved)
+        key = lookup.key if lookup else None
+        if cache is not None:  # graded: stored under the key of the image it really ran in
+            key = key or cache.key(swe_task, patch, swe_settings, swe_family, swe_provider)
+            if key:
+                cache.save(key, verdict.model_copy(update={"artifacts": {}}, deep=True), ctx)
     verdict.artifacts = {"patch": str(swe_artifacts / PATCH_NAME), **ctx.saved}
     verdict_path = swe_artifacts / "verdict.json"
     verdict.artifacts["verdict"] = str(verdict_path)
