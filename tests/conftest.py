@@ -299,6 +299,14 @@ class SweProject:
         return run
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _module_verdict_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A module's own default verdict cache, set before its module-scoped fixtures run pytest."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_SWE_VERDICT_CACHE", str(tmp_path_factory.mktemp("verdicts")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _private_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test its own default verdict cache (for pytest runs this module does not start), so
