@@ -145,9 +145,11 @@ class DockerProvider:
         info = images.image_info(self.client, tag)
         return str(info["Id"]) if info else None
 
-    def image_size(self, tag: str) -> int | None:
-        info = images.image_info(self.client, tag)
-        return int(info.get("Size") or 0) if info else None
+    def image_sizes(self) -> dict[str, int]:
+        return images.image_sizes(self.client)
+
+    def tag_image(self, source: str, tag: str) -> None:
+        images.tag_image(self.client, source, tag)
 
     def remove_image(self, tag: str) -> bool:
         return images.remove_image(self.client, tag)

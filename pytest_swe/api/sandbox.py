@@ -192,8 +192,12 @@ class ImageStore(Protocol):
     """A provider whose local images can be listed by size and removed (``pytest-swe images
     check|prune``, ``--swe-image-budget``)."""
 
-    def image_size(self, tag: str) -> int | None:
-        """Bytes the local image ``tag`` takes (its layers counted whole); None when it is absent."""
+    def image_sizes(self) -> Mapping[str, int]:
+        """Every local image tag and the bytes its image takes (layers counted whole, shared or not)."""
+        ...
+
+    def tag_image(self, source: str, tag: str) -> None:
+        """Give the local image ``source`` the name ``tag`` as well."""
         ...
 
     def remove_image(self, tag: str) -> bool:

@@ -75,7 +75,9 @@ def grading_settings(settings: BenchmarkSettings) -> dict[str, Any]:
         "timeout": settings.timeouts.eval,
         "network": settings.network.eval,
         "provider": settings.provider.model_dump(mode="json"),
-        "images": settings.images,
+        "images": {
+            k: v for k, v in settings.images.items() if k != "mirrors"
+        },  # the image id covers where it came from
     }
 
 

@@ -22,9 +22,11 @@ from pytest_swe.agentkit.endpoint import open_bridge
 from pytest_swe.api.agent import Agent
 from pytest_swe.api.agent import AgentResult
 from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import SandboxSpec
@@ -185,10 +187,31 @@ def _open_sandbox(
     record = get_record(request.node)
     spec.start_timeout = deadline.cap(spec.start_timeout)
     with deadline.during("create"), record.timed("sandbox"):
+        ensure_image(provider, spec.image, request.node)
         sandbox = provider.create(spec)
         deadline.watch(sandbox)  # removed at once if the deadline passed while it started
     record.sandbox_opened(spec.role, sandbox.enter_command())
     return sandbox
+
+
+def ensure_image(provider: Provider, image: str, node: pytest.Item) -> None:
+    """With ``images.mirrors``, a missing image is pulled from its mirror (with retries) before the
+    provider would pull it from its own registry."""
+    from pytest_swe.runner import images
+
+    settings = node.settings if isinstance(node, SweItem) else None
+    mirrors = images.mirrors_of(settings) if settings is not None else {}
+    if (
+        not mirrors
+        or settings is None
+        or settings.provider.pull == "never"
+        or not isinstance(provider, ImageBuilder)
+    ):
+        return
+    if not provider.image_exists(image):
+        why = images.fetch(provider, image, mirrors)
+        if why is not None:
+            raise InfraError("image_missing", f"image {image} is not here and could not be pulled: {why}")
 
 
 def _close_sandbox(request: pytest.FixtureRequest, sandbox: Sandbox) -> None:

@@ -65,6 +65,12 @@ OPTIONS: tuple[Option, ...] = (
         metavar="DIR",
     ),
     Option("--swe-no-cache", "neither read nor write the verdict cache", "bool", default=False),
+    Option(
+        "--swe-image-budget",
+        "keep the images of the run's items within SIZE (e.g. 100G): an image no remaining item needs "
+        "is removed while they exceed it",
+        metavar="SIZE",
+    ),
     Option("--swe-keep", "keep sandboxes after each item and print how to enter them", "bool", default=False),
     Option(
         "--swe-strict-datasets",
