@@ -89,5 +89,6 @@ if [ "$TESTS" = 1 ]; then
     log "test runners for the parser tests"
     bash .ci/install-runners.sh
   fi
+  bash .ci/install-images.sh  # a local registry for the image tests
 fi
 log "ready"

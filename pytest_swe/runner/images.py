@@ -59,6 +59,7 @@ def candidates(tag: str, mirrors: Mapping[str, str]) -> list[str]:
     ``docker.io/swebench/x:1`` and ``swebench/x:1`` (Docker Hub's implicit registry), not
     ``swebench2/x``.
     """
+    mirrors = {k.rstrip("/"): v.rstrip("/") for k, v in mirrors.items()}
     names = [tag]
     if tag.count("/") <= 1 and "." not in tag.split("/")[0] and ":" not in tag.split("/")[0]:
         names.append(f"docker.io/{tag}")
