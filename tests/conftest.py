@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -299,19 +300,26 @@ class SweProject:
         return run
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _module_verdict_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """A module's own default verdict cache, set before its module-scoped fixtures run pytest."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTEST_SWE_VERDICT_CACHE", str(tmp_path_factory.mktemp("verdicts")))
-        yield
+_verdicts_root = pytest.StashKey[Path]()
 
 
-@pytest.fixture(autouse=True)
-def _private_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test its own default verdict cache (for pytest runs this module does not start), so
-    no test replays another's verdicts and the suite's sandboxes really run."""
-    monkeypatch.setenv("PYTEST_SWE_VERDICT_CACHE", str(tmp_path_factory.mktemp("verdicts")))
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_verdicts_root] = Path(tempfile.mkdtemp(prefix="pytest-swe-test-verdicts-"))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    root = config.stash.get(_verdicts_root, None)
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Every test its own default verdict cache, set before its fixtures (module-scoped ones too)
+    run pytest, so no test replays another's verdicts and the suite's sandboxes really run."""
+    if isinstance(item, pytest.Function):
+        root = item.config.stash[_verdicts_root]
+        os.environ["PYTEST_SWE_VERDICT_CACHE"] = tempfile.mkdtemp(dir=root)
 
 
 @pytest.fixture
