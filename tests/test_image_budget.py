@@ -295,3 +295,33 @@ def test_a_run_holds_the_image_budget_and_every_item_runs(
     out = run.result.stdout.str()
     assert "pytest-swe images: budget" in out and "image(s) removed as the run went" in out, out[-2000:]
     assert len(_local(docker_engine, prefix)) <= int(images_in_budget)
+
+
+def test_a_run_pulls_missing_images_first_and_names_the_ones_it_cannot(
+    swe_project: SweProject,
+    demo_images: list[str],
+    docker_engine: Any,
+    registry: str,
+    unique: str,
+    own_tags: list[str],
+) -> None:
+    row = read_jsonl(DEMO_JSONL)[0]
+    upstream = f"upstream.invalid/{unique}"
+    _publish(docker_engine, row["image"], f"{registry}/{unique}/only:1", own_tags)
+    own_tags.append(f"{upstream}/only:1")
+    mirror = f"images: {{mirrors: {{{upstream}: {registry}/{unique}}}}}\n"
+    _benchmark(swe_project, "viamirror", [dict(row, image=f"{upstream}/only:1")], mirror)
+    run = swe_project.run("benchmarks/")
+    assert run.outcomes() == {row["instance_id"]: "passed"}
+    assert f"{upstream}/only:1" in _local(docker_engine, upstream)
+
+    gone = [
+        dict(row, instance_id=f"{row['instance_id']}-{n}", image=f"{registry}/{unique}/absent{n}:1")
+        for n in range(3)
+    ]
+    _benchmark(swe_project, "viamirror", gone, mirror)
+    run = swe_project.run("benchmarks/")
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR and not run.cases
+    err = run.result.stderr.str()
+    assert err.count("3 image(s) of benchmark viamirror are not here and could not be pulled") == 1, err
+    assert all(f"{registry}/{unique}/absent{n}:1" in err for n in range(3))
