@@ -116,6 +116,46 @@ def test_retries_wait_longer_each_time() -> None:
     assert waits == [1.5, 3.0]
 
 
+class Disk:
+    """Local images and their sizes; removal refused for images in use."""
+
+    def __init__(self, sizes: dict[str, int], in_use: set[str] | None = None) -> None:
+        self.sizes = dict(sizes)
+        self.in_use = in_use or set()
+
+    def image_sizes(self) -> dict[str, int]:
+        return dict(self.sizes)
+
+    def tag_image(self, source: str, tag: str) -> None:
+        self.sizes[tag] = self.sizes[source]
+
+    def remove_image(self, tag: str) -> bool:
+        if tag in self.in_use or tag not in self.sizes:
+            return False
+        del self.sizes[tag]
+        return True
+
+
+def test_the_budget_removes_only_images_no_remaining_item_needs() -> None:
+    disk = Disk({"a:1": 10, "b:1": 10, "c:1": 10, "other:1": 100})
+    needs = {"t::a1": "a:1", "t::a2": "a:1", "t::b": "b:1", "t::c": "c:1"}
+    budget = images.Budget(disk, limit=25, needs=dict(needs), in_flight=1)
+    assert budget.enforce() == []  # every image is still needed
+    assert budget.finished("t::a1") == []  # a:1 is still needed by t::a2
+    assert budget.finished("t::a2") == ["a:1"]  # 30 here, room for one more needed: 25 - 10
+    assert budget.finished("t::b") == ["b:1"]
+    assert "other:1" in disk.sizes  # not an image of the run: never counted, never removed
+    assert budget.after == [30, 30, 20, 10]
+
+
+def test_an_image_in_use_stays_until_a_later_check() -> None:
+    disk = Disk({"a:1": 10, "b:1": 10}, in_use={"a:1"})
+    budget = images.Budget(disk, limit=5, needs={"t::a": "a:1", "t::b": "b:1"}, in_flight=0)
+    assert budget.finished("t::a") == []  # its container is still being removed
+    disk.in_use.clear()
+    assert sorted(budget.finished("t::b")) == ["a:1", "b:1"]
+
+
 # --- a real registry ---------------------------------------------------------------------------------
 
 
