@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import uuid
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,3 +179,29 @@ class VerdictCache:
             except OSError:
                 return  # an artifact went missing: a partial entry would replay a partial log
         self.store.put(key, CachedVerdict(verdict=verdict.model_dump(mode="json"), artifacts=artifacts))
+
+
+def verdict_of(
+    cache: VerdictCache | None,
+    task: Task,
+    patch: str,
+    settings: BenchmarkSettings,
+    family: Family,
+    provider: Provider,
+    ctx: EvalContext,
+    evaluate: Callable[[], Verdict],
+) -> tuple[Verdict, bool]:
+    """The verdict of an evaluation, and whether it was replayed: from the cache on a hit (no
+    sandbox), else from ``evaluate`` (which starts the eval sandbox), stored once graded under
+    the key of the image it really ran in (a missing image is keyed once the eval pulled it)."""
+    if cache is None:
+        return evaluate(), False
+    lookup = cache.lookup(task, patch, settings, family, provider)
+    replayed = cache.replay(lookup.hit, ctx) if lookup.hit else None
+    if replayed is not None:
+        return replayed, True
+    verdict = evaluate()  # an infrastructure error raises here: nothing is stored
+    key = lookup.key or cache.key(task, patch, settings, family, provider)
+    if key:
+        cache.save(key, verdict.model_copy(update={"artifacts": {}}, deep=True), ctx)
+    return verdict, False

@@ -37,6 +37,7 @@ from pytest_swe.runner.agentrun import PATCH_NAME
 from pytest_swe.runner.agentrun import agent_context
 from pytest_swe.runner.agentrun import run_agent
 from pytest_swe.runner.agentrun import take_patch
+from pytest_swe.runner.cache import verdict_of
 from pytest_swe.runner.collect import SweItem
 from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.deadline import ItemDeadline
@@ -336,24 +337,21 @@ def swe_verdict(
     )
     save_grading_inputs(swe_artifacts, swe_task, swe_settings)
     patch = swe_agent_result.patch or ""
-    cache = get_session(request.config).verdict_cache
-    lookup = cache.lookup(swe_task, patch, swe_settings, swe_family, swe_provider) if cache else None
-    verdict = cache.replay(lookup.hit, ctx) if cache and lookup and lookup.hit else None
-    if verdict is not None:
-        record.cached()
-        record.artifacts_saved(ctx.saved)
-    else:
+
+    def evaluate() -> Verdict:
         sandbox: Sandbox = request.getfixturevalue("swe_eval_sandbox")
-        try:
-            with swe_deadline.during("eval"), record.timed("eval"):
-                verdict = grading.decide(swe_family.evaluate(swe_task, patch, sandbox, ctx), ctx)
-        finally:
-            record.artifacts_saved(ctx.saved)
-        key = lookup.key if lookup else None
-        if cache is not None:  # graded: stored under the key of the image it really ran in
-            key = key or cache.key(swe_task, patch, swe_settings, swe_family, swe_provider)
-            if key:
-                cache.save(key, verdict.model_copy(update={"artifacts": {}}, deep=True), ctx)
+        with swe_deadline.during("eval"), record.timed("eval"):
+            return grading.decide(swe_family.evaluate(swe_task, patch, sandbox, ctx), ctx)
+
+    cache = get_session(request.config).verdict_cache
+    try:
+        verdict, replayed = verdict_of(
+            cache, swe_task, patch, swe_settings, swe_family, swe_provider, ctx, evaluate
+        )
+    finally:
+        record.artifacts_saved(ctx.saved)
+    if replayed:
+        record.cached()
     verdict.artifacts = {"patch": str(swe_artifacts / PATCH_NAME), **ctx.saved}
     verdict_path = swe_artifacts / "verdict.json"
     verdict.artifacts["verdict"] = str(verdict_path)
