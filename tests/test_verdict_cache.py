@@ -328,3 +328,18 @@ def test_an_infrastructure_error_is_never_cached(
     case = run.by_id["demo__envfile-1"]
     assert case.outcome == "error", case.properties
     assert not list(cache.rglob("*.json"))
+
+
+def test_an_agent_in_a_sandbox_runs_and_then_its_evaluation_hits(
+    swe_project: SweProject, demo_images: list[str], tmp_path: Path
+) -> None:
+    """An agent whose patch is known only once it ran (here a command in its sandbox that changes
+    nothing) runs every time; the evaluation of the same patch then comes from the cache."""
+    swe_project.demo("cacheagent", extra="agent: {name: command, command: 'true'}\n")
+    args = ("benchmarks/", "-k", "envfile", f"--swe-cache={tmp_path / 'c'}")
+    first = swe_project.run(*args).by_id["demo__envfile-1"]
+    second = swe_project.run(*args).by_id["demo__envfile-1"]
+    assert first.outcome == second.outcome == "failed"
+    assert "cached" not in first.properties and "cleanup_eval" in first.properties
+    assert second.properties["cached"] == "true"
+    assert "cleanup_agent" in second.properties and "cleanup_eval" not in second.properties
