@@ -365,3 +365,11 @@ def test_a_run_pulls_missing_images_first_and_names_the_ones_it_cannot(
     err = run.result.stderr.str()
     assert err.count("3 image(s) of benchmark viamirror are not here and could not be pulled") == 1, err
     assert all(f"{registry}/{unique}/absent{n}:1" in err for n in range(3))
+
+
+def test_building_keeps_its_command_with_or_without_the_word_build(demo_images: list[str]) -> None:
+    repo = Path(__file__).resolve().parents[1]
+    for args in (("benchmarks/demo.yaml",), ("build", "benchmarks/demo.yaml")):
+        done = _cli(*args, cwd=repo)
+        assert done.returncode == 0, done.stderr
+        assert "demo: 0 image(s) built, 8 row(s)" in done.stdout, done.stdout
