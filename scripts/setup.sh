@@ -94,5 +94,6 @@ if [ "$TESTS" = 1 ]; then
   bash .ci/install-html.sh  # Chromium for the HTML report's browser tests
   bash .ci/install-pool.sh  # network namespaces, openssl and dockerd for the Docker pool tests
   bash .ci/install-podman.sh  # Podman, its API service and busybox for the provider conformance suite
+  bash .ci/install-images.sh  # a local registry for the image tests
 fi
 log "ready"

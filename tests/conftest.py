@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -282,6 +283,9 @@ class SweProject:
         junit = self.path / f"junit-{self.runs}.xml"
         run_dir = self.path / f"run-{self.runs}"
         argv = (*args, f"--junitxml={junit}", f"--swe-run-dir={run_dir}", "-p", "no:cacheprovider")
+        if not any(a.startswith(("--swe-cache", "--swe-no-cache")) for a in args):
+            # Each run its own verdict cache: a run shares verdicts only with runs that ask to.
+            argv += (f"--swe-cache={self.path / f'verdict-cache-{self.runs}'}",)
         argv += ("-p", "no:hypothesispytest")
         if subprocess is None:
             subprocess = any(a == "-n" or a.startswith(("--numprocesses", "-n=")) for a in args)
@@ -294,6 +298,28 @@ class SweProject:
             run.cases = report.read_cases(junit)
             run.suite = report.read_suite_properties(junit)
         return run
+
+
+_verdicts_root = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_verdicts_root] = Path(tempfile.mkdtemp(prefix="pytest-swe-test-verdicts-"))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    root = config.stash.get(_verdicts_root, None)
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Every test its own default verdict cache, set before its fixtures (module-scoped ones too)
+    run pytest, so no test replays another's verdicts and the suite's sandboxes really run."""
+    if isinstance(item, pytest.Function):
+        root = item.config.stash[_verdicts_root]
+        os.environ["PYTEST_SWE_VERDICT_CACHE"] = tempfile.mkdtemp(dir=root)
 
 
 @pytest.fixture

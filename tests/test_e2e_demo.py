@@ -195,25 +195,33 @@ def test_sigterm_during_eval_leaves_no_container(
     assert not labelled_containers(docker_engine, benchmark="termdemo")
 
 
-def test_missing_image_and_bad_row_are_errors_others_pass(
+def test_missing_images_are_one_error_before_any_item_runs(
     swe_project: SweProject, demo_images: list[str], tmp_path: Path
 ) -> None:
     rows = demo_rows()
-    missing = dict(rows[0], instance_id="demo__missing-image", image="pytest-swe-demo/not-built:latest")
-    bad = dict(rows[1], instance_id="demo__bad-json", FAIL_TO_PASS="[oops")
-    dataset = write_rows(tmp_path / "mixed.jsonl", [missing, bad, rows[2]])
+    missing = [
+        dict(rows[n], instance_id=f"demo__missing-image-{n}", image=f"pytest-swe-demo/not-built-{n}:latest")
+        for n in range(2)
+    ]
+    dataset = write_rows(tmp_path / "mixed.jsonl", [*missing, rows[2]])
     swe_project.demo("mixed", dataset=dataset, extra="provider: {name: docker, pull: never}\n")
     run = swe_project.run("benchmarks/")
-    outcomes = run.outcomes()
-    assert outcomes == {
-        "demo__missing-image": "error",
-        "demo__bad-json": "error",
-        rows[2]["instance_id"]: "passed",
-    }
-    assert run.by_id["demo__missing-image"].properties["error_kind"] == "image_missing"
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR and not run.cases
+    err = run.result.stderr.str()
+    assert err.count("2 image(s) of benchmark mixed are not here and provider.pull is never") == 1, err
+    assert "pytest-swe-demo/not-built-0:latest, pytest-swe-demo/not-built-1:latest" in err
+
+
+def test_bad_row_is_an_error_others_pass(swe_project: SweProject, demo_images: list[str], tmp_path: Path) -> None:
+    rows = demo_rows()
+    bad = dict(rows[1], instance_id="demo__bad-json", FAIL_TO_PASS="[oops")
+    dataset = write_rows(tmp_path / "mixed.jsonl", [bad, rows[2]])
+    swe_project.demo("mixed", dataset=dataset, extra="provider: {name: docker, pull: never}\n")
+    run = swe_project.run("benchmarks/")
+    assert run.outcomes() == {"demo__bad-json": "error", rows[2]["instance_id"]: "passed"}
     bad_case = run.by_id["demo__bad-json"]
     assert bad_case.properties["error_kind"] == "bad_row"
-    assert "field 'FAIL_TO_PASS'" in bad_case.message and "row 2 (demo__bad-json)" in bad_case.message
+    assert "field 'FAIL_TO_PASS'" in bad_case.message and "row 1 (demo__bad-json)" in bad_case.message
 
 
 def test_keep_leaves_sandboxes_and_says_how_to_enter(

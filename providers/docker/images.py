@@ -22,6 +22,49 @@ def image_exists(client: Any, tag: str) -> bool:
     return True
 
 
+def image_info(client: Any, tag: str) -> dict[str, Any] | None:
+    """The engine's inspection of the local image ``tag`` (id, size, ...); None when absent."""
+    try:
+        return dict(client.api.inspect_image(tag))
+    except sdk().errors.ImageNotFound:
+        return None
+    except engine_errors() as exc:
+        raise InfraError("provider_unavailable", f"cannot inspect image {tag}: {exc}") from None
+
+
+def image_sizes(client: Any) -> dict[str, int]:
+    """Every local tag (``repository:tag``) and its image's size, in one listing."""
+    try:
+        listing = client.api.images()
+    except engine_errors() as exc:
+        raise InfraError("provider_unavailable", f"cannot list images: {exc}") from None
+    return {
+        tag: int(info.get("Size") or 0)
+        for info in listing
+        for tag in info.get("RepoTags") or []
+        if tag != "<none>:<none>"
+    }
+
+
+def tag_image(client: Any, source: str, tag: str) -> None:
+    repository, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
+    try:
+        client.api.tag(source, repository, version)
+    except engine_errors() as exc:
+        raise InfraError("image_missing", f"cannot tag {source} as {tag}: {exc}") from None
+
+
+def remove_image(client: Any, tag: str) -> bool:
+    """Untag ``tag`` (its layers go when no other tag holds them); an image a container uses stays."""
+    try:
+        client.api.remove_image(tag, force=False, noprune=False)
+    except sdk().errors.ImageNotFound:
+        return False
+    except engine_errors():
+        return False  # in use by a container (a conflict), or the engine refused: kept
+    return image_info(client, tag) is None
+
+
 def pull_image(client: Any, tag: str) -> None:
     try:
         client.images.pull(tag)

@@ -161,6 +161,21 @@ class DockerProvider:
     def import_image(self, rootfs: Path, tag: str) -> None:
         images.import_image(self.client, rootfs, tag)
 
+    # -- images (the ImageIdentity and ImageStore protocols) -------------------------------------
+
+    def image_id(self, tag: str) -> str | None:
+        info = images.image_info(self.client, tag)
+        return str(info["Id"]) if info else None
+
+    def image_sizes(self) -> dict[str, int]:
+        return images.image_sizes(self.client)
+
+    def tag_image(self, source: str, tag: str) -> None:
+        images.tag_image(self.client, source, tag)
+
+    def remove_image(self, tag: str) -> bool:
+        return images.remove_image(self.client, tag)
+
     # -- sandboxes ------------------------------------------------------------------------------
 
     def ensure_image(self, image: str) -> None:

@@ -220,6 +220,35 @@ class ImagePrefetch(Protocol):
     def prefetch_images(self, tags: Sequence[str]) -> None: ...
 
 
+@runtime_checkable
+class ImageIdentity(Protocol):
+    """A provider that names an image by its content, so a verdict can be keyed by what the
+    sandbox really ran (a tag can move; a content id cannot)."""
+
+    def image_id(self, tag: str) -> str | None:
+        """The content id of the local image ``tag`` (e.g. ``sha256:...``); None when it is absent."""
+        ...
+
+
+@runtime_checkable
+class ImageStore(Protocol):
+    """A provider whose local images can be listed by size and removed (``pytest-swe images
+    check|prune``, ``--swe-image-budget``)."""
+
+    def image_sizes(self) -> Mapping[str, int]:
+        """Every local image tag and the bytes its image takes (layers counted whole, shared or not)."""
+        ...
+
+    def tag_image(self, source: str, tag: str) -> None:
+        """Give the local image ``source`` the name ``tag`` as well."""
+        ...
+
+    def remove_image(self, tag: str) -> bool:
+        """Remove the local tag ``tag``; True when it was there and is gone. An image a sandbox
+        still uses is left alone (False)."""
+        ...
+
+
 class ProviderFactory(Protocol):
     """Builds a provider from its settings (the benchmark's ``provider`` section) and the run's
     identity; has the provider's ``name``. A provider class whose constructor takes them is one."""

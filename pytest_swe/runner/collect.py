@@ -284,16 +284,16 @@ def thaw() -> None:
         _froze = False
 
 
-def swe_instance(
-    swe_verdict: Any, swe_task: Any, swe_eval_sandbox: Any, request: pytest.FixtureRequest
-) -> None:
+def swe_instance(swe_verdict: Any, swe_task: Any, request: pytest.FixtureRequest) -> None:
     """One dataset row: resolved if the agent's patch passes the row's tests in a fresh sandbox.
 
-    The eval sandbox is a parameter (the verdict needs it anyway) so that ``--pdb``, which opens
-    in this frame, has it in scope beside the task and the verdict."""
+    ``--pdb`` opens in this frame: the task, the verdict and the eval sandbox (None when the
+    verdict came from the cache and no sandbox ran) are in scope by their fixture names."""
+    from pytest_swe.runner.debugging import eval_sandbox_key
     from pytest_swe.runner.outcome import assert_resolved
     from pytest_swe.runner.properties import get_record
 
+    swe_eval_sandbox = request.node.stash.get(eval_sandbox_key, None)  # noqa: F841 (for --pdb)
     assert_resolved(swe_verdict, get_record(request.node).agent)
 
 

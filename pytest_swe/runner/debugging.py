@@ -24,6 +24,8 @@ SANDBOX_DIR = "/tmp/pytest-swe"
 pdb_item_key = pytest.StashKey[tuple[pytest.Item, str]]()
 #: The eval scripts copied into an item's eval sandbox, by sandbox path.
 copied_key = pytest.StashKey[list[str]]()
+eval_sandbox_key = pytest.StashKey[Sandbox]()
+"""The item's eval sandbox once started, for the ``--pdb`` frame (a cached verdict starts none)."""
 
 
 def copy_eval_scripts(sandbox: Sandbox, saved: Mapping[str, str]) -> list[str]:

@@ -22,9 +22,11 @@ from pytest_swe.agentkit.endpoint import open_bridge
 from pytest_swe.api.agent import Agent
 from pytest_swe.api.agent import AgentResult
 from pytest_swe.api.errors import ConfigError
+from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.sandbox import Located
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import Sandbox
@@ -36,11 +38,13 @@ from pytest_swe.runner.agentrun import PATCH_NAME
 from pytest_swe.runner.agentrun import agent_context
 from pytest_swe.runner.agentrun import run_agent
 from pytest_swe.runner.agentrun import take_patch
+from pytest_swe.runner.cache import verdict_of
 from pytest_swe.runner.collect import SweItem
 from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.deadline import ItemDeadline
 from pytest_swe.runner.debugging import copied_key
 from pytest_swe.runner.debugging import copy_eval_scripts
+from pytest_swe.runner.debugging import eval_sandbox_key
 from pytest_swe.runner.properties import Identity
 from pytest_swe.runner.properties import get_record
 from pytest_swe.runner.session import get_session
@@ -188,12 +192,33 @@ def _open_sandbox(
     record = get_record(request.node)
     spec.start_timeout = deadline.cap(spec.start_timeout)
     with deadline.during("create"), record.timed("sandbox"):
+        ensure_image(provider, spec.image, request.node)
         sandbox = provider.create(spec)
         deadline.watch(sandbox)  # removed at once if the deadline passed while it started
     record.sandbox_opened(spec.role, sandbox.enter_command())
     if isinstance(sandbox, Located):
         record.sandbox_placed(sandbox.sandbox_host)
     return sandbox
+
+
+def ensure_image(provider: Provider, image: str, node: pytest.Item) -> None:
+    """With ``images.mirrors``, a missing image is pulled from its mirror (with retries) before the
+    provider would pull it from its own registry."""
+    from pytest_swe.runner import images
+
+    settings = node.settings if isinstance(node, SweItem) else None
+    mirrors = images.mirrors_of(settings) if settings is not None else {}
+    if (
+        not mirrors
+        or settings is None
+        or settings.provider.pull == "never"
+        or not isinstance(provider, ImageBuilder)
+    ):
+        return
+    if not provider.image_exists(image):
+        why = images.fetch(provider, image, mirrors)
+        if why is not None:
+            raise InfraError("image_missing", f"image {image} is not here and could not be pulled: {why}")
 
 
 def _close_sandbox(request: pytest.FixtureRequest, sandbox: Sandbox) -> None:
@@ -276,6 +301,7 @@ def swe_eval_sandbox(
     """A fresh sandbox from the task's image for grading (never the agent's)."""
     spec = sandbox_spec(swe_task, swe_settings, role="eval", keep=get_session(request.config).keep)
     sandbox = _open_sandbox(request, swe_provider, spec, swe_deadline)
+    request.node.stash[eval_sandbox_key] = sandbox
     try:
         yield sandbox
     finally:
@@ -302,12 +328,13 @@ def swe_verdict(
     swe_task: Task,
     swe_settings: BenchmarkSettings,
     swe_family: Family,
+    swe_provider: Provider,
     swe_agent_result: AgentResult,
-    swe_eval_sandbox: Sandbox,
     swe_artifacts: Path,
     swe_deadline: ItemDeadline,
 ) -> Verdict:
-    """Grade the agent's patch by the family's rules in the eval sandbox."""
+    """Grade the agent's patch by the family's rules in the eval sandbox (``swe_eval_sandbox``,
+    started only when the verdict cache has no entry for these inputs)."""
     record = get_record(request.node)
     ctx = EvalContext(
         settings=swe_settings,
@@ -316,15 +343,26 @@ def swe_verdict(
         output_limit=swe_settings.limits.output_bytes,
     )
     save_grading_inputs(swe_artifacts, swe_task, swe_settings)
+    patch = swe_agent_result.patch or ""
+
+    def evaluate() -> Verdict:
+        sandbox: Sandbox = request.getfixturevalue("swe_eval_sandbox")
+        try:
+            with swe_deadline.during("eval"), record.timed("eval"):
+                return grading.decide(swe_family.evaluate(swe_task, patch, sandbox, ctx), ctx)
+        finally:
+            if request.config.getoption("usepdb", False) or get_session(request.config).keep:
+                request.node.stash[copied_key] = copy_eval_scripts(sandbox, ctx.saved)
+
+    cache = get_session(request.config).verdict_cache
     try:
-        with swe_deadline.during("eval"), record.timed("eval"):
-            verdict = grading.decide(
-                swe_family.evaluate(swe_task, swe_agent_result.patch or "", swe_eval_sandbox, ctx), ctx
-            )
+        verdict, replayed = verdict_of(
+            cache, swe_task, patch, swe_settings, swe_family, swe_provider, ctx, evaluate
+        )
     finally:
         record.artifacts_saved(ctx.saved)
-        if request.config.getoption("usepdb", False) or get_session(request.config).keep:
-            request.node.stash[copied_key] = copy_eval_scripts(swe_eval_sandbox, ctx.saved)
+    if replayed:
+        record.cached()
     verdict.artifacts = {"patch": str(swe_artifacts / PATCH_NAME), **ctx.saved}
     verdict_path = swe_artifacts / "verdict.json"
     verdict.artifacts["verdict"] = str(verdict_path)

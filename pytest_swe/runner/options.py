@@ -58,6 +58,19 @@ OPTIONS: tuple[Option, ...] = (
         "run only shard I of N (1 <= I <= N), deterministic by benchmark and instance id",
         metavar="I/N",
     ),
+    Option(
+        "--swe-cache",
+        "verdict cache directory: an evaluation whose inputs were graded before is re-emitted "
+        "without a sandbox (default: $PYTEST_SWE_VERDICT_CACHE, else <pytest-swe cache>/verdicts)",
+        metavar="DIR",
+    ),
+    Option("--swe-no-cache", "neither read nor write the verdict cache", "bool", default=False),
+    Option(
+        "--swe-image-budget",
+        "keep the images of the run's items within SIZE (e.g. 100G): an image no remaining item needs "
+        "is removed while they exceed it",
+        metavar="SIZE",
+    ),
     Option("--swe-keep", "keep sandboxes after each item and print how to enter them", "bool", default=False),
     Option(
         "--swe-strict-datasets",

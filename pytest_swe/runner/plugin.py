@@ -205,7 +205,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from pytest_swe.runner import preflight
 
         preflight.check(
-            session.config, swe, [preflight.Target(item.settings, item.instance_id) for item in items]
+            session.config,
+            swe,
+            [preflight.Target(item.settings, item.instance_id, item.nodeid) for item in items],
         )
 
 

@@ -44,6 +44,7 @@ class Target:
 
     settings: BenchmarkSettings
     instance_id: str
+    nodeid: str = ""
 
 
 def targets_from_nodeids(session: SweSession, rootpath: Path, nodeids: Iterable[str]) -> list[Target]:
@@ -61,7 +62,7 @@ def targets_from_nodeids(session: SweSession, rootpath: Path, nodeids: Iterable[
             settings = session.settings_for(rootpath / parts[0])
         except ConfigError:
             continue
-        out.append(Target(settings, parts[2].split("[", 1)[0]))
+        out.append(Target(settings, parts[2].split("[", 1)[0], nodeid))
     return out
 
 
@@ -76,6 +77,13 @@ def check(config: pytest.Config, session: SweSession, targets: list[Target]) -> 
     problems += _check_predictions(config, session, targets)
     problems += _check_providers(session, targets)
     problems += _check_endpoints(config, session, targets)
+    if not problems:
+        from pytest_swe.runner import budget
+
+        plans = budget.plan(session, targets)
+        problems += budget.check_images(plans, budgeted=budget.limit_of(config) is not None)
+        if not problems:
+            budget.start(config, session, plans)
     if problems:
         raise pytest.UsageError(
             "pytest-swe: no item was run:\n" + "\n".join(f"  {p}" for p in dict.fromkeys(problems))

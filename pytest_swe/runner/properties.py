@@ -37,6 +37,8 @@ RUN_ID = "run_id"
 KEPT_PREFIX = "kept_"
 SANDBOX_HOST = "sandbox_host"
 """Where the item's sandboxes ran, for a provider whose sandboxes know it (a pool of engines)."""
+CACHED = "cached"
+"""``true`` on an item whose verdict and eval log were re-emitted from the verdict cache."""
 SUPERSEDED_ATTEMPT = "superseded_attempt"
 """Replaces the properties of a pytest-rerunfailures attempt that was run again."""
 
@@ -254,6 +256,10 @@ class ItemRecord:
         """The evaluation's artifacts (eval script, logs), one ``<name>_path`` property each."""
         for name, path in saved.items():
             self.properties[_artifact_property(name)] = path
+
+    def cached(self) -> None:
+        """The verdict came from the verdict cache: no sandbox ran for it."""
+        self.properties[CACHED] = True
 
     def graded(self, verdict: Verdict, verdict_path: Path) -> None:
         self.verdict = verdict

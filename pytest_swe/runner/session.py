@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -24,6 +25,9 @@ from pytest_swe.runner.dataset import DatasetIndex
 from pytest_swe.runner.dataset import fetch_hf
 from pytest_swe.runner.dataset import open_local
 from pytest_swe.runner.registry import Registry
+
+if TYPE_CHECKING:
+    from pytest_swe.runner.cache import VerdictCache
 
 session_key = pytest.StashKey["SweSession"]()
 
@@ -58,6 +62,20 @@ class SweSession:
         self.had_items = False
         self.resumed: dict[str, dict[str, Any]] = {}
         self.retries = 0
+        self._verdict_cache: VerdictCache | None = None
+        self._verdict_cache_made = False
+
+    @property
+    def verdict_cache(self) -> VerdictCache | None:
+        """The run's verdict cache (None when it is off), made on first use."""
+        if not self._verdict_cache_made:
+            from pytest_swe.runner.cache import VerdictCache
+            from pytest_swe.runner.cache import store_for
+
+            store = store_for(self.config)
+            self._verdict_cache = VerdictCache(store) if store is not None else None
+            self._verdict_cache_made = True
+        return self._verdict_cache
 
     # -- configuration ----------------------------------------------------------------------
 

@@ -140,11 +140,101 @@ def _benchmark_paths(args: list[str]) -> list[Path]:
     return paths
 
 
+IMAGE_ACTIONS = ("build", "pull", "check", "prune")
+
+
+def _selection_args(args: argparse.Namespace, benchmarks: list[str]) -> list[str]:
+    out = list(benchmarks)
+    if args.keyword:
+        out += ["-k", args.keyword]
+    if args.marker:
+        out += ["-m", args.marker]
+    for item in args.swe_set or []:
+        out += ["--swe-set", item]
+    return out
+
+
+def _selected_providers(selection: Any) -> list[tuple[Any, Any, dict[str, str]]]:
+    """Each provider of a selection (built as a run builds it), its settings and its items' images."""
+    from pytest_swe.api.sandbox import this_run
+    from pytest_swe.runner.registry import Registry
+    from pytest_swe.runner.registry import plugin_manager_for_tools
+
+    registry = Registry(plugin_manager_for_tools())
+    out = []
+    for settings, needs in selection.groups.values():
+        factory = registry.providers.get(settings.provider.name)
+        out.append((factory(settings.provider.model_dump(), this_run()), settings, needs))
+    return out
+
+
+def _cmd_image_selection(args: argparse.Namespace, action: str, benchmarks: list[str]) -> int:
+    """``pytest-swe images pull|check|prune``: the images of a run's selection of items."""
+    from pytest_swe.api.sandbox import ImageBuilder
+    from pytest_swe.api.sandbox import ImageStore
+    from pytest_swe.runner import images as runimages
+    from pytest_swe.tools import images
+
+    selection = images.select_images(_selection_args(args, benchmarks))
+    if not selection.groups:
+        print("no item selected")
+        return 0
+    status = 0
+    for provider, settings, needs in _selected_providers(selection):
+        if not isinstance(provider, ImageBuilder):
+            print(f"provider {settings.provider.name!r} cannot tell which images it has", file=sys.stderr)
+            return 2
+        wanted = list(dict.fromkeys(needs.values()))
+        if action == "prune":
+            if not isinstance(provider, ImageStore):
+                print(f"provider {settings.provider.name!r} cannot remove images", file=sys.stderr)
+                return 2
+            every = images.select_images(
+                _selection_args(
+                    argparse.Namespace(keyword=None, marker=None, swe_set=args.swe_set), benchmarks
+                )
+            )
+            universe = [img for s, n in every.groups.values() for img in n.values()]
+            here = set(provider.image_sizes())
+            present = [img for img in dict.fromkeys(universe) if runimages.local_name(img) in here]
+            removed = runimages.prune(provider, present, wanted)
+            print(
+                f"removed {len(removed)} image(s) no selected item needs"
+                + "".join(f"\n  {t}" for t in removed)
+            )
+            continue
+        absent = runimages.missing(provider, wanted)
+        if action == "check":
+            print(f"{len(wanted)} image(s) for {len(needs)} item(s): {len(absent)} missing")
+            for tag in absent:
+                print(f"  missing {tag}")
+            status = status or (1 if absent else 0)
+            continue
+        failed = runimages.fetch_all(
+            provider, absent, runimages.mirrors_of(settings), parallel=args.parallel, attempts=args.attempts
+        )
+        print(
+            f"{len(wanted)} image(s) for {len(needs)} item(s): {len(absent) - len(failed)} pulled, {len(failed)} failed"
+        )
+        for tag, why in failed.items():
+            print(f"  failed {tag}: {why}")
+        status = status or (1 if failed else 0)
+    return status
+
+
 def _cmd_images(args: argparse.Namespace) -> int:
     from pytest_swe.api.errors import SweError
     from pytest_swe.api.sandbox import ImageBuilder
     from pytest_swe.tools import images
 
+    if args.benchmarks and args.benchmarks[0] in IMAGE_ACTIONS and args.benchmarks[0] != "build":
+        try:
+            return _cmd_image_selection(args, args.benchmarks[0], args.benchmarks[1:])
+        except SweError as exc:
+            print(f"pytest-swe images: {exc}", file=sys.stderr)
+            return 2
+    if args.benchmarks and args.benchmarks[0] == "build":
+        args.benchmarks = args.benchmarks[1:]
     try:
         builder = _provider(args.provider, args.host)
         if not isinstance(builder, ImageBuilder):
@@ -374,12 +464,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", action="append", help="check only this provider (repeatable)")
     p.set_defaults(func=_cmd_doctor)
 
-    p = sub.add_parser("images", help="build the base image and the images of local benchmarks")
+    p = sub.add_parser(
+        "images",
+        help="build the base image and local benchmarks' images; pull, check or prune a selection's images",
+        description="pytest-swe images [build] BENCHMARK...: build the base image and the local benchmarks' "
+        "images. pytest-swe images pull|check|prune BENCHMARK... [-k EXPR] [-m EXPR]: the images of the items "
+        "a run with these arguments would run: pull the missing ones, list the missing ones (exit 1 when any), "
+        "or remove the images of these benchmarks that no selected item needs.",
+    )
     p.add_argument(
         "benchmarks",
         nargs="*",
-        help="benchmark files (or directories of them) whose 'build' section says how to build",
+        help="[build|pull|check|prune] then benchmark files (or directories of them)",
     )
+    p.add_argument("-k", dest="keyword", help="select items as pytest -k does (pull, check, prune)")
+    p.add_argument("-m", dest="marker", help="select items as pytest -m does (pull, check, prune)")
+    p.add_argument("--swe-set", action="append", help="a config override, as for a run (repeatable)")
+    p.add_argument("--parallel", type=int, default=4, help="pulls at once (default: 4)")
+    p.add_argument("--attempts", type=int, default=3, help="attempts per image pull (default: 3)")
     p.add_argument("--force", action="store_true", help="rebuild the benchmarks' images even if present")
     p.add_argument("--force-base", action="store_true", help="rebuild the base image even if present")
     p.add_argument(

@@ -214,3 +214,51 @@ def build_benchmark_images(
         built.append(task.image)
         log(f"built {task.image}")
     return built
+
+
+# --- a run's selection of images (pytest-swe images pull|check|prune) ---------------------------
+
+
+class _Selection:
+    """A pytest plugin that records, at the end of collection, the image of every selected item."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, tuple[BenchmarkSettings, dict[str, str]]] = {}
+        """provider settings (as text) -> (one benchmark's settings, item node id -> image)."""
+        self.items = 0
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        from pytest_swe.runner import images as runimages
+        from pytest_swe.runner.collect import SweItem
+        from pytest_swe.runner.session import get_session
+
+        swe = get_session(session.config)
+        by_benchmark: dict[str, list[SweItem]] = {}
+        for item in session.items:
+            if isinstance(item, SweItem):
+                by_benchmark.setdefault(item.settings.name, []).append(item)
+                self.items += 1
+        for group in by_benchmark.values():
+            settings = group[0].settings
+            found = runimages.images_of(swe, settings, [item.instance_id for item in group])
+            key = repr(sorted(settings.provider.model_dump().items()))
+            _, needs = self.groups.setdefault(key, (settings, {}))
+            needs.update(
+                {item.nodeid: found[item.instance_id] for item in group if item.instance_id in found}
+            )
+
+
+def select_images(args: list[str]) -> _Selection:
+    """The images the items of a run with these pytest arguments need (benchmark files, ``-k``,
+    ``-m``, ``--swe-set``, ...), found by collecting the run as pytest would, without running it."""
+    import contextlib
+
+    import pytest
+
+    selection = _Selection()
+    quiet = io.StringIO()
+    with contextlib.redirect_stdout(quiet):
+        code = pytest.main([*args, "--collect-only", "-q", "-p", "no:cacheprovider"], plugins=[selection])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        raise ConfigError(f"collecting {' '.join(args)} failed ({code}):\n{quiet.getvalue()[-3000:]}")
+    return selection

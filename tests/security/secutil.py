@@ -185,6 +185,7 @@ def run_measured(project: SweProject, *args: str, timeout: float = 600, **popen:
     command = [
         sys.executable, "-c", _MEASURE, sys.executable, "-m", "pytest", *args,
         f"--junitxml={junit}", f"--swe-run-dir={run_dir}", "-p", "no:cacheprovider",
+        f"--swe-cache={project.path / f'verdict-cache-{project.runs}'}",  # this run's own verdicts
     ]  # fmt: skip
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.run(

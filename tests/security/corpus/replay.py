@@ -136,6 +136,7 @@ def replay(
         python, "-m", "pytest", str(bench.relative_to(directory)), "-n", str(workers),
         "--swe-agent", "predictions", "--swe-predictions", str(preds),
         "--swe-set", f"eval.policy={policy}", "--swe-set", "provider.pull=never",
+        "--swe-no-cache",  # every case graded in its sandbox: a replayed verdict proves nothing
         f"--junitxml={junit}", f"--swe-run-dir={directory / (name + '-run')}",
         "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q",
     ]  # fmt: skip
