@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import posixpath
 import shlex
 import tarfile
 import time
 import uuid
 from collections.abc import Mapping
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -339,26 +341,27 @@ class DockerSandbox:
     # -- files ------------------------------------------------------------------------------
 
     def write_file(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
-        directory, name = os.path.split(path.rstrip("/"))
-        archive = io.BytesIO()
-        with tarfile.open(fileobj=archive, mode="w") as tar:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = mode
-            info.mtime = int(time.time())
-            tar.addfile(info, io.BytesIO(data))
-        try:
-            self._ensure_dir(directory or "/")
-            ok = self.container.put_archive(directory or "/", archive.getvalue())
-        except engine_errors(InfraError) as exc:
-            raise self._fault(f"write {path}", exc) from None
-        if not ok:
-            raise InfraError("sandbox_died", f"could not write {path} into sandbox {self.short_id}")
+        self.write_files({path: (data, mode)})
 
-    def _ensure_dir(self, directory: str) -> None:
-        api = self.provider.client.api
-        exec_id = api.exec_create(self.id, ["mkdir", "-p", directory], user="root")["Id"]
-        api.exec_start(exec_id)
+    def write_files(self, files: Mapping[str, tuple[bytes, int]]) -> None:
+        """Every file in one archive unpacked at ``/``: one call to the engine, which creates the
+        missing parent directories itself (root's, mode 0755, as ``mkdir -p`` would)."""
+        archive = io.BytesIO()
+        now = int(time.time())
+        with tarfile.open(fileobj=archive, mode="w") as tar:
+            for path, (data, mode) in files.items():
+                info = tarfile.TarInfo(posixpath.normpath("/" + path).lstrip("/"))
+                info.size = len(data)
+                info.mode = mode
+                info.mtime = now
+                tar.addfile(info, io.BytesIO(data))
+        named = ", ".join(files)
+        try:
+            ok = self.container.put_archive("/", archive.getvalue())
+        except engine_errors(InfraError) as exc:
+            raise self._fault(f"write {named}", exc) from None
+        if not ok:
+            raise InfraError("sandbox_died", f"could not write {named} into sandbox {self.short_id}")
 
     def read_file(self, path: str) -> bytes:
         try:
@@ -397,6 +400,9 @@ class DockerSandbox:
 
     def close(self) -> CleanupResult:
         return self.provider.remove(self.id)
+
+    def close_soon(self) -> Future[CleanupResult]:
+        return self.provider.remove_soon(self.id)
 
     def _fault(self, action: str, exc: BaseException) -> InfraError:
         """Classify an SDK error raised while using a started sandbox."""

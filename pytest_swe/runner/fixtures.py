@@ -25,6 +25,7 @@ from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import DeferredClose
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import SandboxSpec
@@ -196,7 +197,11 @@ def _close_sandbox(request: pytest.FixtureRequest, sandbox: Sandbox) -> None:
     if get_session(request.config).keep:
         record.sandbox_kept(sandbox.spec.role, sandbox.enter_command())
         return
-    record.sandbox_closed(sandbox.spec.role, sandbox.close())
+    with record.timed("teardown"):
+        if isinstance(sandbox, DeferredClose):  # removed while the next item starts
+            record.sandbox_closing(sandbox.spec.role, sandbox.close_soon())
+        else:
+            record.sandbox_closed(sandbox.spec.role, sandbox.close())
 
 
 @pytest.fixture
@@ -318,6 +323,7 @@ def swe_verdict(
             )
     finally:
         record.artifacts_saved(ctx.saved)
+        record.add_timings(ctx.timings)
     verdict.artifacts = {"patch": str(swe_artifacts / PATCH_NAME), **ctx.saved}
     verdict_path = swe_artifacts / "verdict.json"
     verdict.artifacts["verdict"] = str(verdict_path)

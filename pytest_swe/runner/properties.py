@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from collections.abc import Mapping
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import asdict
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ BENCHMARK = "benchmark"
 INSTANCE_ID = "instance_id"
 RUN_ID = "run_id"
 KEPT_PREFIX = "kept_"
+PENDING_CLEANUP = "pending (confirmed before the run ends)"
+"""``cleanup_<role>`` of a sandbox whose removal was still under way when the item finished."""
 SUPERSEDED_ATTEMPT = "superseded_attempt"
 """Replaces the properties of a pytest-rerunfailures attempt that was run again."""
 
@@ -200,6 +203,11 @@ class ItemRecord:
         finally:
             self.timings[phase] = round(self.timings.get(phase, 0.0) + time.monotonic() - start, 3)
 
+    def add_timings(self, timings: Mapping[str, float]) -> None:
+        """Phases timed elsewhere (the grading pipeline's ``apply`` and ``script``)."""
+        for phase, seconds in timings.items():
+            self.timings[phase] = round(self.timings.get(phase, 0.0) + seconds, 3)
+
     def identify(self, identity: Identity) -> None:
         self.properties.update(asdict(identity))
 
@@ -213,6 +221,19 @@ class ItemRecord:
         self.properties[f"cleanup_{role}"] = (
             "ok" if result.removed else f"failed after {result.attempts} attempts: {result.error}"
         )
+
+    def sandbox_closing(self, role: str, removal: Future[CleanupResult]) -> None:
+        """A removal still under way; its result is the property if it is in by :meth:`final`."""
+        self.properties[f"cleanup_{role}"] = PENDING_CLEANUP
+        removal.add_done_callback(lambda done: self._removed(role, done))
+
+    def _removed(self, role: str, removal: Future[CleanupResult]) -> None:
+        if self.properties.get(f"cleanup_{role}") != PENDING_CLEANUP:
+            return
+        try:
+            self.sandbox_closed(role, removal.result())
+        except Exception as exc:  # the removal's own fault, reported like a failed removal
+            self.sandbox_closed(role, CleanupResult(False, 1, str(exc)))
 
     def agent_finished(self, result: AgentResult) -> None:
         """The agent's account: why it stopped, its steps and model usage, its files."""
