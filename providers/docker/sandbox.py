@@ -11,7 +11,6 @@ import tarfile
 import time
 import uuid
 from collections.abc import Mapping
-from concurrent.futures import Future
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -25,6 +24,8 @@ from .engine import sdk
 from .stream import OutputStream
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from .provider import DockerProvider
 
 DEFAULT_OUTPUT_LIMIT = 4_000_000

@@ -10,14 +10,17 @@ import os
 import socket
 import uuid
 from collections.abc import Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import runtime_checkable
 
 import psutil
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 LABEL = "pytest-swe"
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100

@@ -32,6 +32,7 @@ from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.runner import prestart
 from pytest_swe.runner.agentrun import PATCH_NAME
 from pytest_swe.runner.agentrun import agent_context
 from pytest_swe.runner.agentrun import run_agent
@@ -186,7 +187,12 @@ def _open_sandbox(
     record = get_record(request.node)
     spec.start_timeout = deadline.cap(spec.start_timeout)
     with deadline.during("create"), record.timed("sandbox"):
-        sandbox = provider.create(spec)
+        started = (
+            prestart.prestarts(request.config).claim(request.node.nodeid, spec)
+            if spec.role == "eval"
+            else None
+        )
+        sandbox = started or provider.create(spec)
         deadline.watch(sandbox)  # removed at once if the deadline passed while it started
     record.sandbox_opened(spec.role, sandbox.enter_command())
     return sandbox
@@ -276,10 +282,35 @@ def swe_eval_sandbox(
     """A fresh sandbox from the task's image for grading (never the agent's)."""
     spec = sandbox_spec(swe_task, swe_settings, role="eval", keep=get_session(request.config).keep)
     sandbox = _open_sandbox(request, swe_provider, spec, swe_deadline)
+    _start_next_eval_sandbox(request)
     try:
         yield sandbox
     finally:
         _close_sandbox(request, sandbox)
+
+
+def _start_next_eval_sandbox(request: pytest.FixtureRequest) -> None:
+    """Start the next item's eval sandbox while this item is graded (see ``runner.prestart``):
+    only when the next item's agent needs no sandbox, nothing is kept, and its row normalizes."""
+    upcoming = request.node.stash.get(prestart.next_item_key, None)
+    session = get_session(request.config)
+    if not isinstance(upcoming, SweItem) or upcoming.problem or session.keep:
+        return
+    settings = upcoming.settings
+    try:
+        if getattr(session.registry.agents.get(settings.agent.name), "needs_sandbox", True):
+            return
+        family = session.registry.families.get(settings.family)
+        name = settings.provider.name
+        capabilities = session.registry.providers.get(name, where=settings.file).capabilities
+        if (family.providers is not None and name not in family.providers) or family.needs - capabilities:
+            return  # the item will be skipped
+        task = family.normalize(session.index_for(settings, family).load_row(upcoming.ref.locator), settings)
+        provider = session.provider_for(settings)
+    except Exception:  # the next item's own fixtures report what is wrong with it
+        return
+    spec = sandbox_spec(task, settings, role="eval", keep=False)
+    prestart.prestarts(request.config).offer(upcoming.nodeid, spec, provider.create)
 
 
 TASK_NAME = "task.json"

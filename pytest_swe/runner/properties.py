@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from collections.abc import Mapping
-from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -28,6 +28,9 @@ from pytest_swe.api.patch import patch_sha256
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 REWARD = "reward"
 """Present on every pytest-swe testcase: what tells them from other tests in a JUnit file."""
