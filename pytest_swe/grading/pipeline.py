@@ -221,14 +221,19 @@ def apply_model_patch(
         )
         return False
     integrity.add(inspect(patch))
-    tree = WorkTree(
-        sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{secrets.token_hex(6)}", min(ctx.timeout, GUARD_TIMEOUT)
-    )
-    tree.record()
+    guard = min(ctx.timeout, GUARD_TIMEOUT)
+    tree = WorkTree(sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{secrets.token_hex(6)}", guard)
     ctx.tree = tree
+    # The tree recorded before the patch and read back after it, in the same command as the apply.
     applied = apply_patch(
-        sandbox, patch, workdir=task.workdir, timeout=min(ctx.timeout, APPLY_TIMEOUT), commands=commands
+        sandbox,
+        patch,
+        workdir=task.workdir,
+        timeout=min(ctx.timeout, APPLY_TIMEOUT) + 2 * guard,
+        commands=commands,
+        wrap=tree.around,
     )
+    changed = tree.read_around()
     ctx.save("apply.log", applied.log)
     verdict.patch_applied = applied.applied
     verdict.apply_method = applied.method
@@ -237,7 +242,6 @@ def apply_model_patch(
             "the patch did not apply (" + ", ".join(c.split(" {path}")[0] for c in commands) + ")"
         )
         return False
-    changed = tree.changes()
     if changed.git_altered:
         integrity.add([evidence("git", "the patch changed .git (hooks, config or refs run during the eval)")])
         if integrity.strict:
