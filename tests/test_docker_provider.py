@@ -102,6 +102,26 @@ def test_files_in_one_archive_make_their_directories(sandbox: Any) -> None:
     assert sandbox.exec("/opt/new/b/eval.sh", timeout=30).output.strip() == "ran"
 
 
+def test_an_engine_that_makes_no_parents_gets_them_made(sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where an upload into a missing directory fails (an engine that does not make parents), the
+    directories are made and the upload repeated once."""
+    import docker
+
+    upload = sandbox.container.put_archive
+    calls: list[str] = []
+
+    def first_fails(path: str, data: bytes) -> bool:
+        calls.append(path)
+        if len(calls) == 1:
+            raise docker.errors.APIError("no such file or directory")
+        return upload(path, data)
+
+    monkeypatch.setattr(sandbox.container, "put_archive", first_fails)
+    sandbox.write_file("/srv/made/here/file.txt", b"content")
+    assert len(calls) == 2
+    assert sandbox.read_file("/srv/made/here/file.txt") == b"content"
+
+
 def test_no_network_and_limits(sandbox: Any, docker_engine: Any) -> None:
     out = sandbox.exec("cat /proc/net/dev | tail -n +3 | cut -d: -f1", timeout=30).output.split()
     assert out == ["lo"]

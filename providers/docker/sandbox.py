@@ -360,7 +360,20 @@ class DockerSandbox:
         try:
             ok = self.container.put_archive("/", archive.getvalue())
         except engine_errors(InfraError) as exc:
-            raise self._fault(f"write {named}", exc) from None
+            if not self.alive():
+                raise self._fault(f"write {named}", exc) from None
+            ok = False
+        if not ok:
+            # An engine whose archive upload does not make missing parents (a Docker-compatible API
+            # other than Docker's may not): make them with mkdir -p, then upload once more.
+            parents = sorted({posixpath.dirname(posixpath.normpath("/" + path)) for path in files})
+            try:
+                api = self.provider.client.api
+                exec_id = api.exec_create(self.id, ["mkdir", "-p", *parents], user="root")["Id"]
+                api.exec_start(exec_id)
+                ok = self.container.put_archive("/", archive.getvalue())
+            except engine_errors(InfraError) as exc:
+                raise self._fault(f"write {named}", exc) from None
         if not ok:
             raise InfraError("sandbox_died", f"could not write {named} into sandbox {self.short_id}")
 

@@ -42,6 +42,7 @@ from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.deadline import ItemDeadline
 from pytest_swe.runner.properties import Identity
 from pytest_swe.runner.properties import get_record
+from pytest_swe.runner.properties import instance_key
 from pytest_swe.runner.session import get_session
 
 # The endpoint bridge an item's agent sandbox mounted, for the agent fixture to hand on.
@@ -296,6 +297,8 @@ def _start_next_eval_sandbox(request: pytest.FixtureRequest) -> None:
     session = get_session(request.config)
     if not isinstance(upcoming, SweItem) or upcoming.problem or session.keep:
         return
+    if session.resumed.get(instance_key(upcoming.benchmark, upcoming.instance_id, upcoming.nodeid)):
+        return  # replayed from the ledger, never evaluated
     settings = upcoming.settings
     try:
         if getattr(session.registry.agents.get(settings.agent.name), "needs_sandbox", True):
