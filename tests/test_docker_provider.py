@@ -77,6 +77,51 @@ def test_files_round_trip(sandbox: Any) -> None:
         sandbox.read_file("/opt/nothing-here")
 
 
+def test_files_in_one_archive_make_their_directories(sandbox: Any) -> None:
+    """One write for several files, into directories that do not exist yet: made as ``mkdir -p``
+    would (root's, 0755), the modes of existing directories untouched."""
+    sandbox.write_files(
+        {
+            "/opt/new/a/hook.py": (b"hook", 0o600),
+            "/opt/new/b/eval.sh": (b"#!/bin/sh\necho ran\n", 0o755),
+            "/tmp/plain": (b"plain", 0o644),
+        }
+    )
+    assert sandbox.read_file("/opt/new/a/hook.py") == b"hook"
+    listing = sandbox.exec(
+        "stat -c '%a %U %n' /tmp /opt/new /opt/new/a /opt/new/a/hook.py /opt/new/b/eval.sh /tmp/plain", timeout=30
+    ).output.split("\n")
+    assert listing[:6] == [
+        "1777 root /tmp",
+        "755 root /opt/new",
+        "755 root /opt/new/a",
+        "600 root /opt/new/a/hook.py",
+        "755 root /opt/new/b/eval.sh",
+        "644 root /tmp/plain",
+    ]
+    assert sandbox.exec("/opt/new/b/eval.sh", timeout=30).output.strip() == "ran"
+
+
+def test_an_engine_that_makes_no_parents_gets_them_made(sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where an upload into a missing directory fails (an engine that does not make parents), the
+    directories are made and the upload repeated once."""
+    import docker
+
+    upload = sandbox.container.put_archive
+    calls: list[str] = []
+
+    def first_fails(path: str, data: bytes) -> bool:
+        calls.append(path)
+        if len(calls) == 1:
+            raise docker.errors.APIError("no such file or directory")
+        return upload(path, data)
+
+    monkeypatch.setattr(sandbox.container, "put_archive", first_fails)
+    sandbox.write_file("/srv/made/here/file.txt", b"content")
+    assert len(calls) == 2
+    assert sandbox.read_file("/srv/made/here/file.txt") == b"content"
+
+
 def test_no_network_and_limits(sandbox: Any, docker_engine: Any) -> None:
     out = sandbox.exec("cat /proc/net/dev | tail -n +3 | cut -d: -f1", timeout=30).output.split()
     assert out == ["lo"]
@@ -107,6 +152,22 @@ def test_close_is_confirmed(provider: DockerProvider, docker_engine: Any) -> Non
     result = sb.close()
     assert result.removed
     assert not labelled_containers(docker_engine, run=provider.run.run_id)
+
+
+def test_close_soon_is_confirmed_before_the_provider_closes(base_image: str, docker_engine: Any) -> None:
+    """Removals started by close_soon run while the caller goes on; the provider's close waits
+    for each, so none is left behind or unconfirmed."""
+    run = this_run(run_id=f"test-soon-{os.getpid()}-{time.monotonic_ns()}")
+    provider = DockerProvider({"name": "docker", "pull": "never"}, run)
+    try:
+        sandboxes = [provider.create(SandboxSpec(image=BASE_IMAGE)) for _ in range(3)]
+        removals = [sb.close_soon() for sb in sandboxes]
+        provider.close()
+        assert all(removal.done() and removal.result().removed for removal in removals)
+        assert not labelled_containers(docker_engine, run=run.run_id)
+    finally:
+        provider.reap(run_id=run.run_id)
+        provider.close()
 
 
 def test_missing_image_is_an_infra_error(provider: DockerProvider) -> None:

@@ -28,6 +28,8 @@ from .sandbox import DockerSandbox
 
 KEEP_TTL = 24 * 3600
 REAP_PARALLEL = 8
+REMOVE_PARALLEL = 2
+"""Removals in flight at once from :meth:`DockerProvider.remove_soon`."""
 DEFAULT_DISK_LIMIT = "10g"
 """What a sandbox may write (provider option ``disk_limit``): overlay2 on ext4 has no quota, so
 every file is capped by an ``fsize`` ulimit and the writable layer is measured while commands run."""
@@ -72,6 +74,7 @@ class DockerProvider:
         self.disk_limit = parse_size(self.options.get("disk_limit", DEFAULT_DISK_LIMIT), "disk_limit")
         self._client: Any = None
         self._lock = threading.Lock()
+        self._removals: concurrent.futures.ThreadPoolExecutor | None = None
 
     def _connect(self, timeout: float) -> Any:
         """A client of the engine at option ``host``, else of DOCKER_HOST or the local socket."""
@@ -265,6 +268,16 @@ class DockerProvider:
             return CleanupResult(True, retrying.statistics["attempt_number"])
         return CleanupResult(False, attempts, errors[-1] if errors else None)
 
+    def remove_soon(self, container_id: str) -> concurrent.futures.Future[CleanupResult]:
+        """:meth:`remove` on a background thread, so the caller goes on while the engine removes;
+        :meth:`close` waits for every removal started here."""
+        with self._lock:
+            if self._removals is None:
+                self._removals = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=REMOVE_PARALLEL, thread_name_prefix="pytest-swe-remove"
+                )
+            return self._removals.submit(self.remove, container_id)
+
     def reap(
         self,
         *,
@@ -325,6 +338,10 @@ class DockerProvider:
         return not owner_alive(pid, labels.get(f"{LABEL}.owner-start", ""))
 
     def close(self) -> None:
+        with self._lock:
+            removals, self._removals = self._removals, None
+        if removals is not None:
+            removals.shutdown(wait=True)  # every removal started by remove_soon is confirmed first
         if self._client is not None:
             with contextlib.suppress(*engine_errors()):
                 self._client.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import posixpath
 import shlex
 import tarfile
 import time
@@ -23,6 +24,8 @@ from .engine import sdk
 from .stream import OutputStream
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from .provider import DockerProvider
 
 DEFAULT_OUTPUT_LIMIT = 4_000_000
@@ -345,26 +348,40 @@ class DockerSandbox:
     # -- files ------------------------------------------------------------------------------
 
     def write_file(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
-        directory, name = os.path.split(path.rstrip("/"))
-        archive = io.BytesIO()
-        with tarfile.open(fileobj=archive, mode="w") as tar:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mode = mode
-            info.mtime = int(time.time())
-            tar.addfile(info, io.BytesIO(data))
-        try:
-            self._ensure_dir(directory or "/")
-            ok = self.container.put_archive(directory or "/", archive.getvalue())
-        except engine_errors(InfraError) as exc:
-            raise self._fault(f"write {path}", exc) from None
-        if not ok:
-            raise InfraError("sandbox_died", f"could not write {path} into sandbox {self.short_id}")
+        self.write_files({path: (data, mode)})
 
-    def _ensure_dir(self, directory: str) -> None:
-        api = self.provider.client.api
-        exec_id = api.exec_create(self.id, ["mkdir", "-p", directory], user="root")["Id"]
-        api.exec_start(exec_id)
+    def write_files(self, files: Mapping[str, tuple[bytes, int]]) -> None:
+        """Every file in one archive unpacked at ``/``: one call to the engine, which creates the
+        missing parent directories itself (root's, mode 0755, as ``mkdir -p`` would)."""
+        archive = io.BytesIO()
+        now = int(time.time())
+        with tarfile.open(fileobj=archive, mode="w") as tar:
+            for path, (data, mode) in files.items():
+                info = tarfile.TarInfo(posixpath.normpath("/" + path).lstrip("/"))
+                info.size = len(data)
+                info.mode = mode
+                info.mtime = now
+                tar.addfile(info, io.BytesIO(data))
+        named = ", ".join(files)
+        try:
+            ok = self.container.put_archive("/", archive.getvalue())
+        except engine_errors(InfraError) as exc:
+            if not self.alive():
+                raise self._fault(f"write {named}", exc) from None
+            ok = False
+        if not ok:
+            # An engine whose archive upload does not make missing parents (a Docker-compatible API
+            # other than Docker's may not): make them with mkdir -p, then upload once more.
+            parents = sorted({posixpath.dirname(posixpath.normpath("/" + path)) for path in files})
+            try:
+                api = self.provider.client.api
+                exec_id = api.exec_create(self.id, ["mkdir", "-p", *parents], user="root")["Id"]
+                api.exec_start(exec_id)
+                ok = self.container.put_archive("/", archive.getvalue())
+            except engine_errors(InfraError) as exc:
+                raise self._fault(f"write {named}", exc) from None
+        if not ok:
+            raise InfraError("sandbox_died", f"could not write {named} into sandbox {self.short_id}")
 
     def read_file(self, path: str) -> bytes:
         try:
@@ -403,6 +420,9 @@ class DockerSandbox:
 
     def close(self) -> CleanupResult:
         return self.provider.remove(self.id)
+
+    def close_soon(self) -> Future[CleanupResult]:
+        return self.provider.remove_soon(self.id)
 
     def _fault(self, action: str, exc: BaseException) -> InfraError:
         """Classify an SDK error raised while using a started sandbox."""

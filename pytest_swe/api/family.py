@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from collections.abc import Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -57,6 +60,18 @@ class EvalContext:
     """The grading pipeline's state for this evaluation, created by its first stage."""
     tree: RecordedTree | None = None
     """The eval sandbox's work tree as the pipeline recorded it, once the patch is applied."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per grading phase (``apply``: the patch and its guards, ``script``: the eval
+    script's own run), for the item's ``time_<phase>`` properties."""
+
+    @contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        """Add the time spent in the block to ``timings[phase]``."""
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.timings[phase] = self.timings.get(phase, 0.0) + time.monotonic() - start
 
     def save(self, name: str, data: str | bytes) -> str:
         """Write an artifact (eval script, log, ...) and remember its path under ``name``."""

@@ -14,10 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import runtime_checkable
 
 import psutil
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 LABEL = "pytest-swe"
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -121,6 +125,34 @@ class Sandbox(Protocol):
         ...
 
     def close(self) -> CleanupResult: ...
+
+
+@runtime_checkable
+class DeferredClose(Protocol):
+    """A sandbox whose removal can go on while the next work starts. The provider confirms every
+    pending removal before its ``close()`` returns, so none outlives the run unconfirmed."""
+
+    def close_soon(self) -> Future[CleanupResult]:
+        """Start removing the sandbox; the future holds the confirmed :class:`CleanupResult`."""
+        ...
+
+
+@runtime_checkable
+class FileBatch(Protocol):
+    """A sandbox that writes several files in one call: one round trip to its engine, not one each."""
+
+    def write_files(self, files: Mapping[str, tuple[bytes, int]]) -> None:
+        """Write each ``path: (data, mode)``, creating missing parent directories."""
+        ...
+
+
+def write_files(sandbox: Sandbox, files: Mapping[str, tuple[bytes, int]]) -> None:
+    """Write ``path: (data, mode)`` files into ``sandbox``: in one call when it is a :class:`FileBatch`."""
+    if isinstance(sandbox, FileBatch):
+        sandbox.write_files(files)
+        return
+    for path, (data, mode) in files.items():
+        sandbox.write_file(path, data, mode=mode)
 
 
 @runtime_checkable

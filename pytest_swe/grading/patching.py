@@ -8,6 +8,7 @@ never leaves hunks behind for ``patch`` to apply twice.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_swe.api.errors import InfraError
@@ -67,11 +68,21 @@ def apply_script(workdir: str, path: str = PATCH_PATH, commands: tuple[str, ...]
 
 
 def apply_patch(
-    sandbox: Sandbox, patch: str, *, workdir: str, timeout: float, commands: tuple[str, ...] = APPLY_COMMANDS
+    sandbox: Sandbox,
+    patch: str,
+    *,
+    workdir: str,
+    timeout: float,
+    commands: tuple[str, ...] = APPLY_COMMANDS,
+    wrap: Callable[[str], str] | None = None,
 ) -> ApplyResult:
-    """Upload ``patch`` and apply it in ``workdir``; the tree is unchanged when nothing applies."""
+    """Upload ``patch`` and apply it in ``workdir``; the tree is unchanged when nothing applies.
+
+    ``wrap``: what the apply script runs inside (the work tree's record and read-back around it,
+    :meth:`~pytest_swe.grading.tree.WorkTree.around`), so all of it is one command."""
     sandbox.write_file(PATCH_PATH, patch_bytes(patch))
-    result = sandbox.exec(apply_script(workdir, commands=commands), timeout=timeout, workdir=workdir)
+    script = apply_script(workdir, commands=commands)
+    result = sandbox.exec(wrap(script) if wrap else script, timeout=timeout, workdir=workdir)
     method = None
     for line in result.output.splitlines():
         if line.startswith(APPLIED_MARK):

@@ -221,14 +221,19 @@ def apply_model_patch(
         )
         return False
     integrity.add(inspect(patch))
-    tree = WorkTree(
-        sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{secrets.token_hex(6)}", min(ctx.timeout, GUARD_TIMEOUT)
-    )
-    tree.record()
+    guard = min(ctx.timeout, GUARD_TIMEOUT)
+    tree = WorkTree(sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{secrets.token_hex(6)}", guard)
     ctx.tree = tree
+    # The tree recorded before the patch and read back after it, in the same command as the apply.
     applied = apply_patch(
-        sandbox, patch, workdir=task.workdir, timeout=min(ctx.timeout, APPLY_TIMEOUT), commands=commands
+        sandbox,
+        patch,
+        workdir=task.workdir,
+        timeout=min(ctx.timeout, APPLY_TIMEOUT) + 2 * guard,
+        commands=commands,
+        wrap=tree.around,
     )
+    changed = tree.read_around()
     ctx.save("apply.log", applied.log)
     verdict.patch_applied = applied.applied
     verdict.apply_method = applied.method
@@ -237,7 +242,6 @@ def apply_model_patch(
             "the patch did not apply (" + ", ".join(c.split(" {path}")[0] for c in commands) + ")"
         )
         return False
-    changed = tree.changes()
     if changed.git_altered:
         integrity.add([evidence("git", "the patch changed .git (hooks, config or refs run during the eval)")])
         if integrity.strict:
@@ -260,11 +264,12 @@ def apply_model_patch(
 
 
 def _prepare_probe(
-    task: Task, sandbox: Sandbox, ctx: EvalContext, script: str, spec: ProbeSpec | None, path: str
-) -> str:
+    task: Task, ctx: EvalContext, script: str, spec: ProbeSpec | None, path: str
+) -> tuple[str, dict[str, tuple[bytes, int]]]:
+    """The script with the probe around its test command, and the probe's files to write beside it."""
     integrity = integrity_of(task, ctx)
     if not integrity.strict:
-        return script
+        return script, {}
     plan = probe.plan_for(
         workdir=task.workdir,
         script=script,
@@ -275,9 +280,8 @@ def _prepare_probe(
     )
     plan.script_path = path
     instrumented = probe.instrument(script, plan)
-    probe.install(sandbox, plan, task.test_patch)
     integrity.plan = plan
-    return instrumented
+    return instrumented, probe.install_files(plan, task.test_patch)
 
 
 def _graded_view(log: str, plan: probe.Plan, reading: ev.CanaryReading) -> str:
@@ -363,7 +367,9 @@ def patch_and_run(
     run = EvalRun(verdict)
     if self_applying:
         return _run_self_applying(task, patch, sandbox, ctx, script, run, path)
-    if not apply_model_patch(task, patch, sandbox, ctx, verdict, commands=commands):
+    with ctx.timed("apply"):
+        applied = apply_model_patch(task, patch, sandbox, ctx, verdict, commands=commands)
+    if not applied:
         return run
     if not verdict.patch_exists and not ctx.settings.eval.run_empty_patch:
         return run
@@ -371,8 +377,10 @@ def patch_and_run(
     if integrity.blocked is not None:
         verdict.reasons.append(f"the tests were not run: {integrity.blocked}")
         return run
-    instrumented = _prepare_probe(task, sandbox, ctx, script, probe_spec, path)
-    run.raw_log, run.exit_code = run_script(task, sandbox, ctx, instrumented, path=path, command=command)
+    instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
+    run.raw_log, run.exit_code = run_script(
+        task, sandbox, ctx, instrumented, path=path, command=command, files=probe_files
+    )
     run.ran = True
     _check_run(task, sandbox, ctx, run, script, probe_spec)
     return run

@@ -12,6 +12,7 @@ from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import ExecResult
 from pytest_swe.api.sandbox import LimitCounting
 from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.sandbox import write_files
 from pytest_swe.api.task import Task
 
 
@@ -82,22 +83,25 @@ def run_script(
     path: str = "/eval.sh",
     command: str | None = None,
     log_name: str = "eval.log",
+    files: Mapping[str, tuple[bytes, int]] | None = None,
 ) -> tuple[str, int | None]:
-    """Upload and run an eval script with the eval timeout; return (log, exit code).
+    """Upload and run an eval script with the eval timeout; return (log, exit code). ``files``
+    (``path: (data, mode)``, e.g. the probe's) are written with the script, in one write.
 
     Raises InfraError ``eval_timeout``, ``oom``, ``pids_limit``, ``disk_full`` or
     ``sandbox_died``; the partial log is saved either way.
     """
     ctx.save(path.rsplit("/", 1)[-1], script)
-    sandbox.write_file(path, script.encode("utf-8", errors="surrogateescape"), mode=0o755)
+    write_files(sandbox, {**(files or {}), path: (script.encode("utf-8", errors="surrogateescape"), 0o755)})
     before = limit_counters(sandbox)
-    result = sandbox.exec(
-        command or f"/bin/bash {path}",
-        timeout=ctx.timeout,
-        workdir=task.workdir,
-        env=task.eval_env or None,
-        output_limit=ctx.output_limit,
-    )
+    with ctx.timed("script"):
+        result = sandbox.exec(
+            command or f"/bin/bash {path}",
+            timeout=ctx.timeout,
+            workdir=task.workdir,
+            env=task.eval_env or None,
+            output_limit=ctx.output_limit,
+        )
     log_path = ctx.save(log_name, result.output)
     after = limit_counters(sandbox)
     fault = classify_fault(result, before, after, sandbox_survived(sandbox, result), ctx.timeout, log_path)

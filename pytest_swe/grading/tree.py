@@ -160,15 +160,21 @@ class WorkTree:
         except FileNotFoundError:
             return b""
 
+    def _record_script(self) -> str:
+        roots = " ".join(shlex.quote(r or ".") for r in IMPORT_ROOTS)
+        return _BEFORE.format(
+            workdir=shlex.quote(self.workdir), dir=self.dir, functions=GIT_FUNCTIONS, roots=roots
+        )
+
+    def _changes_script(self) -> str:
+        return _AFTER.format(workdir=shlex.quote(self.workdir), dir=self.dir, functions=GIT_FUNCTIONS)
+
     def record(self) -> None:
         """HEAD, dirty files, ``.git`` metadata, import-root names and a time stamp, before the patch."""
-        roots = " ".join(shlex.quote(r or ".") for r in IMPORT_ROOTS)
-        self._exec(
-            _BEFORE.format(
-                workdir=shlex.quote(self.workdir), dir=self.dir, functions=GIT_FUNCTIONS, roots=roots
-            )
-        )
-        parts = unbundle(self.read("before"))
+        self._exec(self._record_script())
+        self._take_record(unbundle(self.read("before")))
+
+    def _take_record(self, parts: dict[str, bytes]) -> None:
         self.head = parts.get("head", b"").decode(errors="replace").strip() or None
         self._dirty = set(_nul_list(parts.get("dirty", b"")))
         self._future = {_repo_path(p) for p in _nul_list(parts.get("future", b""))}
@@ -177,10 +183,32 @@ class WorkTree:
         names = parts.get("roots", b"").decode("utf-8", errors="surrogateescape").splitlines()
         self.base_names = frozenset(_repo_path(n) for n in names if n)
 
+    def around(self, script: str) -> str:
+        """``script`` between :meth:`record` and :meth:`changes`, as one shell script (one exec, one
+        read back by :meth:`read_around`): the tree's steps run in subshells with their output
+        discarded, so the output and exit status are the script's own; the changes are read only
+        when it exits 0."""
+        return (
+            f"( {self._record_script()} ) >/dev/null 2>&1\n"
+            f"( {script} )\n"
+            "rc=$?\n"
+            f'if [ "$rc" = 0 ]; then ( {self._changes_script()} ) >/dev/null 2>&1; fi\n'
+            f"cat {self.dir}/before {self.dir}/after > {self.dir}/around 2>/dev/null\n"
+            'exit "$rc"\n'
+        )
+
+    def read_around(self) -> TreeChanges:
+        """After a script run :meth:`around` it: the record taken before it, and what changed."""
+        parts = unbundle(self.read("around"))
+        self._take_record(parts)
+        return self._changes_from(parts)
+
     def changes(self) -> TreeChanges:
         """What changed since :meth:`record` (content changes of tracked files, new files, ``.git``)."""
-        self._exec(_AFTER.format(workdir=shlex.quote(self.workdir), dir=self.dir, functions=GIT_FUNCTIONS))
-        parts = unbundle(self.read("after"))
+        self._exec(self._changes_script())
+        return self._changes_from(unbundle(self.read("after")))
+
+    def _changes_from(self, parts: dict[str, bytes]) -> TreeChanges:
         tracked_raw = _nul_list(parts.get("tracked", b""))
         touched = {_repo_path(p) for p in _nul_list(parts.get("new", b""))} - self._future
         untracked = {normalize(p) for p in _nul_list(parts.get("untracked", b""))} - self._future

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_swe.api.sandbox import Provider
+from pytest_swe.runner import prestart
 from pytest_swe.runner.session import SweSession
 from pytest_swe.runner.session import get_session
 
@@ -50,6 +51,7 @@ def end_of_run(config: pytest.Config, *, ran: bool) -> None:
     A second Ctrl-C must not stop this cleanup: SIGINT is ignored while it reaps.
     """
     session = get_session(config)
+    prestart.close(config)  # before the reap: no sandbox may still be starting when it lists them
     if ran and not session.keep:
         try:
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)

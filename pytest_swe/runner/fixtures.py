@@ -26,6 +26,7 @@ from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.family import Family
+from pytest_swe.api.sandbox import DeferredClose
 from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.sandbox import Located
 from pytest_swe.api.sandbox import Provider
@@ -34,6 +35,7 @@ from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.runner import prestart
 from pytest_swe.runner.agentrun import PATCH_NAME
 from pytest_swe.runner.agentrun import agent_context
 from pytest_swe.runner.agentrun import run_agent
@@ -47,6 +49,7 @@ from pytest_swe.runner.debugging import copy_eval_scripts
 from pytest_swe.runner.debugging import eval_sandbox_key
 from pytest_swe.runner.properties import Identity
 from pytest_swe.runner.properties import get_record
+from pytest_swe.runner.properties import instance_key
 from pytest_swe.runner.session import get_session
 
 # The endpoint bridge an item's agent sandbox mounted, for the agent fixture to hand on.
@@ -192,8 +195,14 @@ def _open_sandbox(
     record = get_record(request.node)
     spec.start_timeout = deadline.cap(spec.start_timeout)
     with deadline.during("create"), record.timed("sandbox"):
-        ensure_image(provider, spec.image, request.node)
-        sandbox = provider.create(spec)
+        started = (
+            prestart.prestarts(request.config).claim(request.node.nodeid, spec)
+            if spec.role == "eval"
+            else None
+        )
+        if started is None:
+            ensure_image(provider, spec.image, request.node)
+        sandbox = started or provider.create(spec)
         deadline.watch(sandbox)  # removed at once if the deadline passed while it started
     record.sandbox_opened(spec.role, sandbox.enter_command())
     if isinstance(sandbox, Located):
@@ -226,7 +235,11 @@ def _close_sandbox(request: pytest.FixtureRequest, sandbox: Sandbox) -> None:
     if get_session(request.config).keep:
         record.sandbox_kept(sandbox.spec.role, sandbox.enter_command())
         return
-    record.sandbox_closed(sandbox.spec.role, sandbox.close())
+    with record.timed("teardown"):
+        if isinstance(sandbox, DeferredClose):  # removed while the next item starts
+            record.sandbox_closing(sandbox.spec.role, sandbox.close_soon())
+        else:
+            record.sandbox_closed(sandbox.spec.role, sandbox.close())
 
 
 @pytest.fixture
@@ -302,10 +315,38 @@ def swe_eval_sandbox(
     spec = sandbox_spec(swe_task, swe_settings, role="eval", keep=get_session(request.config).keep)
     sandbox = _open_sandbox(request, swe_provider, spec, swe_deadline)
     request.node.stash[eval_sandbox_key] = sandbox
+    # Only an item graded in a sandbox starts the next one's ahead: a run of cache hits starts none.
+    _start_next_eval_sandbox(request)
     try:
         yield sandbox
     finally:
         _close_sandbox(request, sandbox)
+
+
+def _start_next_eval_sandbox(request: pytest.FixtureRequest) -> None:
+    """Start the next item's eval sandbox while this item is graded (see ``runner.prestart``):
+    only when the next item's agent needs no sandbox, nothing is kept, and its row normalizes."""
+    upcoming = request.node.stash.get(prestart.next_item_key, None)
+    session = get_session(request.config)
+    if not isinstance(upcoming, SweItem) or upcoming.problem or session.keep:
+        return
+    if session.resumed.get(instance_key(upcoming.benchmark, upcoming.instance_id, upcoming.nodeid)):
+        return  # replayed from the ledger, never evaluated
+    settings = upcoming.settings
+    try:
+        if getattr(session.registry.agents.get(settings.agent.name), "needs_sandbox", True):
+            return
+        family = session.registry.families.get(settings.family)
+        name = settings.provider.name
+        capabilities = session.registry.providers.get(name, where=settings.file).capabilities
+        if (family.providers is not None and name not in family.providers) or family.needs - capabilities:
+            return  # the item will be skipped
+        task = family.normalize(session.index_for(settings, family).load_row(upcoming.ref.locator), settings)
+        provider = session.provider_for(settings)
+    except Exception:  # the next item's own fixtures report what is wrong with it
+        return
+    spec = sandbox_spec(task, settings, role="eval", keep=False)
+    prestart.prestarts(request.config).offer(upcoming.nodeid, spec, provider.create)
 
 
 TASK_NAME = "task.json"
@@ -361,6 +402,7 @@ def swe_verdict(
         )
     finally:
         record.artifacts_saved(ctx.saved)
+        record.add_timings(ctx.timings)
     if replayed:
         record.cached()
     verdict.artifacts = {"patch": str(swe_artifacts / PATCH_NAME), **ctx.saved}

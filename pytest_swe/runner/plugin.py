@@ -17,6 +17,7 @@ from pytest_swe.runner import cleanup
 from pytest_swe.runner import debugging
 from pytest_swe.runner import interrupt
 from pytest_swe.runner import options
+from pytest_swe.runner import prestart
 from pytest_swe.runner import progress
 from pytest_swe.runner import retry
 from pytest_swe.runner.collect import BenchmarkFile
@@ -216,6 +217,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """Replays items a resumed run already finished; retries infrastructure errors."""
     if not isinstance(item, SweItem):
         return None
+    item.stash[prestart.next_item_key] = nextitem
     session = get_session(item.config)
     entry = session.resumed.get(instance_key(item.benchmark, item.instance_id, item.nodeid))
     if entry is not None:

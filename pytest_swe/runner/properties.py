@@ -16,6 +16,7 @@ from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -28,6 +29,9 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
 REWARD = "reward"
 """Present on every pytest-swe testcase: what tells them from other tests in a JUnit file."""
 OUTCOME = "outcome"
@@ -39,6 +43,8 @@ SANDBOX_HOST = "sandbox_host"
 """Where the item's sandboxes ran, for a provider whose sandboxes know it (a pool of engines)."""
 CACHED = "cached"
 """``true`` on an item whose verdict and eval log were re-emitted from the verdict cache."""
+PENDING_CLEANUP = "pending (confirmed before the run ends)"
+"""``cleanup_<role>`` of a sandbox whose removal was still under way when the item finished."""
 SUPERSEDED_ATTEMPT = "superseded_attempt"
 """Replaces the properties of a pytest-rerunfailures attempt that was run again."""
 
@@ -204,6 +210,11 @@ class ItemRecord:
         finally:
             self.timings[phase] = round(self.timings.get(phase, 0.0) + time.monotonic() - start, 3)
 
+    def add_timings(self, timings: Mapping[str, float]) -> None:
+        """Phases timed elsewhere (the grading pipeline's ``apply`` and ``script``)."""
+        for phase, seconds in timings.items():
+            self.timings[phase] = round(self.timings.get(phase, 0.0) + seconds, 3)
+
     def identify(self, identity: Identity) -> None:
         self.properties.update(asdict(identity))
 
@@ -223,6 +234,19 @@ class ItemRecord:
         self.properties[f"cleanup_{role}"] = (
             "ok" if result.removed else f"failed after {result.attempts} attempts: {result.error}"
         )
+
+    def sandbox_closing(self, role: str, removal: Future[CleanupResult]) -> None:
+        """A removal still under way; its result is the property if it is in by :meth:`final`."""
+        self.properties[f"cleanup_{role}"] = PENDING_CLEANUP
+        removal.add_done_callback(lambda done: self._removed(role, done))
+
+    def _removed(self, role: str, removal: Future[CleanupResult]) -> None:
+        if self.properties.get(f"cleanup_{role}") != PENDING_CLEANUP:
+            return
+        try:
+            self.sandbox_closed(role, removal.result())
+        except Exception as exc:  # the removal's own fault, reported like a failed removal
+            self.sandbox_closed(role, CleanupResult(False, 1, str(exc)))
 
     def agent_finished(self, result: AgentResult) -> None:
         """The agent's account: why it stopped, its steps and model usage, its files."""

@@ -21,6 +21,7 @@ from importlib.resources import files
 from typing import Any
 
 from pytest_swe.api.sandbox import Sandbox
+from pytest_swe.api.sandbox import write_files
 
 from ..diff import patch_paths
 from ..paths import SHADOWABLE
@@ -233,9 +234,9 @@ def watch_source(plan: Plan) -> str:
     )
 
 
-def install(sandbox: Sandbox, plan: Plan, test_patch: str | None) -> None:
-    """Ship the probe into the sandbox: the hook, and the plan that carries every other file it
-    writes out (the channel, the watch, the test patch), in two writes."""
+def install_files(plan: Plan, test_patch: str | None) -> dict[str, tuple[bytes, int]]:
+    """The probe's files for the sandbox (``path: (data, mode)``): the hook, and the plan that
+    carries every other file it writes out (the channel, the watch, the test patch)."""
     files: dict[str, str] = {}
     if plan.channel.get("enable"):
         files["channel.py"] = channel_source(plan)
@@ -244,10 +245,15 @@ def install(sandbox: Sandbox, plan: Plan, test_patch: str | None) -> None:
     if plan.test_patch_file and test_patch:
         files["test.patch"] = test_patch
     plan.files = files
-    sandbox.write_file(f"{plan.dir}/hook.py", _read("hook.py").encode("utf-8"), mode=0o600)
-    sandbox.write_file(
-        f"{plan.dir}/plan.json", plan.to_json().encode("utf-8", errors="surrogateescape"), mode=0o600
-    )
+    return {
+        f"{plan.dir}/hook.py": (_read("hook.py").encode("utf-8"), 0o600),
+        f"{plan.dir}/plan.json": (plan.to_json().encode("utf-8", errors="surrogateescape"), 0o600),
+    }
+
+
+def install(sandbox: Sandbox, plan: Plan, test_patch: str | None) -> None:
+    """Ship the probe into the sandbox, in one write where the sandbox can batch files."""
+    write_files(sandbox, install_files(plan, test_patch))
 
 
 def _step(plan: Plan, mode: str) -> str:

@@ -276,28 +276,44 @@ def module_name(entry):
 # --- snapshot ----------------------------------------------------------------------------------
 
 
+def keep_copy(out, path):
+    """Append the file's bytes to ``out``; where they are: [offset, size]."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    at = out.tell()
+    out.write(data)
+    return [at, len(data)]
+
+
+def restore_copy(snap, copy, path):
+    """Write back the bytes :func:`keep_copy` kept."""
+    at, size = copy
+    with open(snap["copies"], "rb") as fh:
+        fh.seek(at)
+        data = fh.read(size)
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
 def cmd_snapshot(plan):
     repo = plan["repo"]
     d = plan["dir"]
     for name, text in (plan.get("files") or {}).items():
         with open(os.path.join(d, name), "wb") as fh:
             fh.write(text.encode("utf-8", "surrogateescape"))
-    copies = os.path.join(d, "copies")
-    if not os.path.isdir(copies):
-        os.makedirs(copies)
+    # Every copy in one file ([offset, size] each): a new file in a container's writable layer
+    # costs milliseconds, and the test runner alone has a hundred files.
+    copies = os.path.join(d, "copies.bin")
     dirs = site_dirs(repo, plan.get("site_dirs"))
     rstate, names = repo_state(repo)
-    for i, rel in enumerate(sorted(rstate)):
-        if rstate[rel]["kind"] in ("steering", "entry_points"):
-            keep = os.path.join(copies, "r%d" % i)
-            shutil.copyfile(os.path.join(repo, rel), keep)
-            rstate[rel]["copy"] = keep
     sstate = site_state(dirs)
-    for i, path in enumerate(sorted(sstate)):
-        if sstate[path]["kind"] == "runner":
-            keep = os.path.join(copies, "s%d" % i)
-            shutil.copyfile(path, keep)
-            sstate[path]["copy"] = keep
+    with open(copies, "wb") as out:
+        for rel in sorted(rstate):
+            if rstate[rel]["kind"] in ("steering", "entry_points"):
+                rstate[rel]["copy"] = keep_copy(out, os.path.join(repo, rel))
+        for path in sorted(sstate):
+            if sstate[path]["kind"] == "runner":
+                sstate[path]["copy"] = keep_copy(out, path)
     installed = set()
     for d2 in dirs:
         try:
@@ -310,6 +326,7 @@ def cmd_snapshot(plan):
     dump(
         os.path.join(d, "snapshot.json"),
         {
+            "copies": copies,
             "site_dirs": dirs,
             "site": sstate,
             "repo": rstate,
@@ -467,7 +484,7 @@ def neutralize(plan, snap):
             continue
         if kind == "runner":
             if old is not None and old.get("copy"):
-                shutil.copyfile(old["copy"], path)
+                restore_copy(snap, old["copy"], path)
                 done.append(path + " (installed test-runner code changed by the install step, restored)")
             continue
         if kind == "entry_points":
@@ -508,7 +525,7 @@ def neutralize(plan, snap):
             remove(full)
             done.append(rel + " (added by the install step, removed)")
         elif old.get("copy"):
-            shutil.copyfile(old["copy"], full)
+            restore_copy(snap, old["copy"], full)
             done.append(rel + " (changed by the install step, restored)")
     shadowed = set(plan.get("shadow_names", [])) | set(snap.get("installed", []))
     for entry in names:
