@@ -89,7 +89,8 @@ def test_files_in_one_archive_make_their_directories(sandbox: Any) -> None:
     )
     assert sandbox.read_file("/opt/new/a/hook.py") == b"hook"
     listing = sandbox.exec(
-        "stat -c '%a %U %n' /tmp /opt/new /opt/new/a /opt/new/a/hook.py /opt/new/b/eval.sh /tmp/plain", timeout=30
+        "stat -c '%a %U %n' /tmp /opt/new /opt/new/a /opt/new/a/hook.py /opt/new/b/eval.sh /tmp/plain",
+        timeout=30,
     ).output.split("\n")
     assert listing[:6] == [
         "1777 root /tmp",
@@ -102,7 +103,9 @@ def test_files_in_one_archive_make_their_directories(sandbox: Any) -> None:
     assert sandbox.exec("/opt/new/b/eval.sh", timeout=30).output.strip() == "ran"
 
 
-def test_an_engine_that_makes_no_parents_gets_them_made(sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_engine_that_makes_no_parents_gets_them_made(
+    sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where an upload into a missing directory fails (an engine that does not make parents), the
     directories are made and the upload repeated once."""
     import docker

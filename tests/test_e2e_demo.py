@@ -212,7 +212,9 @@ def test_missing_images_are_one_error_before_any_item_runs(
     assert "pytest-swe-demo/not-built-0:latest, pytest-swe-demo/not-built-1:latest" in err
 
 
-def test_bad_row_is_an_error_others_pass(swe_project: SweProject, demo_images: list[str], tmp_path: Path) -> None:
+def test_bad_row_is_an_error_others_pass(
+    swe_project: SweProject, demo_images: list[str], tmp_path: Path
+) -> None:
     rows = demo_rows()
     bad = dict(rows[1], instance_id="demo__bad-json", FAIL_TO_PASS="[oops")
     dataset = write_rows(tmp_path / "mixed.jsonl", [bad, rows[2]])
