@@ -54,7 +54,7 @@ fi
 
 extras="hf"
 [ "$TESTS" = 1 ] && extras="dev,hf,mini,k8s"
-[ "$LINT" = 1 ] && extras="dev"
+[ "$LINT" = 1 ] && extras="dev,k8s"  # mypy checks the Kubernetes provider against the client it uses
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating the virtual environment $VENV"
   "$PY" -m venv "$VENV"

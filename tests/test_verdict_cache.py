@@ -322,7 +322,7 @@ def test_an_infrastructure_error_is_never_cached(
     swe_project: SweProject, demo_images: list[str], tmp_path: Path
 ) -> None:
     """An eval that outlives its timeout is an error: nothing is stored, the next run tries again."""
-    swe_project.demo("cacheinfra", extra="timeouts: {agent: 300, eval: 1}\n")
+    swe_project.demo("cacheinfra", extra="timeouts: {agent: 300, eval: 0.01}\n")  # no eval ends this soon
     cache = tmp_path / "infra"
     run = swe_project.run("benchmarks/", "-k", "envfile", f"--swe-cache={cache}")
     case = run.by_id["demo__envfile-1"]

@@ -83,6 +83,8 @@ def apply_patch(
     sandbox.write_file(PATCH_PATH, patch_bytes(patch))
     script = apply_script(workdir, commands=commands)
     result = sandbox.exec(wrap(script) if wrap else script, timeout=timeout, workdir=workdir)
+    if result.timed_out:  # the harness's timer, not the patch: no verdict on a patch not yet applied
+        raise InfraError("eval_timeout", f"applying the patch did not finish within {timeout:g}s")
     method = None
     for line in result.output.splitlines():
         if line.startswith(APPLIED_MARK):
