@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,6 +16,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from pytest_swe.api.errors import DatasetUnavailable
+from pytest_swe.runner import dataset
 from pytest_swe.runner.dataset import cache_root
 from pytest_swe.runner.dataset import open_local
 
@@ -106,10 +108,12 @@ def test_the_jsonl_index_holds_what_a_full_parse_of_each_line_gives(
     path = directory / "rows.jsonl"
     end = "\r\n" if crlf else "\n"
     path.write_bytes((end.join(rows) + (end if final_newline else "")).encode())
-    index = open_local(path, cache=directory / "cache")
     expected_ids, expected_offsets = _reference_ids(path)
-    assert index.ids == expected_ids
-    assert list(index.locators) == expected_offsets
+    for block in (7, 64, dataset._INDEX_BLOCK):  # lines across block ends, and longer than a block
+        with mock.patch.object(dataset, "_INDEX_BLOCK", block):
+            index = open_local(path, cache=directory / f"cache-{block}")
+        assert index.ids == expected_ids
+        assert list(index.locators) == expected_offsets
     for ref in index.refs():
         if ref.instance_id is not None:
             assert index.load_row(ref.locator)["instance_id"] == ref.instance_id

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 import re
 import socket
@@ -113,31 +112,42 @@ def _fingerprint(path: Path, id_fields: Sequence[str]) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
+_INDEX_BLOCK = 8 << 20
+
+
 def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[str | None], array[int]]:
     if id_of is not None:
         return _index_jsonl_parsed(path, id_of)
     ids: list[str | None] = []
     offsets = array("q")
-    if path.stat().st_size == 0:
-        return ids, offsets
     search = re.compile(_ID_PATTERN.format(field=re.escape(id_field)).encode()).search
-    # One pass over a memory map: the id pattern is searched in place between line ends, so no
-    # line is copied (a quarter of the time of reading line by line, on rows of several KB).
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-        size, start, find = len(buf), 0, buf.find
-        while start < size:
-            end = find(b"\n", start)
-            if end < 0:
-                end = size
-            match = search(buf, start, end)
-            if match is not None:
-                ids.append(_json_string(match.group(1)))
-                offsets.append(start)
-            elif buf[start:end].strip():
-                ids.append(None)
-                offsets.append(start)
-            start = end + 1
-    return ids, offsets
+    # Blocks of 8 MB, each searched in place between line ends: no line is copied (a third of the
+    # time of reading line by line, on rows of several KB) and memory stays one block, however
+    # large the file. A line longer than a block grows the block until it holds the line.
+    base = 0  # file offset of block[0]
+    block = b""
+    with open(path, "rb") as fh:
+        while True:
+            more = fh.read(max(_INDEX_BLOCK, len(block)))
+            block += more
+            last = block.rfind(b"\n") + 1 if more else len(block)
+            start, find = 0, block.find
+            while start < last:
+                end = find(b"\n", start, last)
+                if end < 0:
+                    end = last
+                match = search(block, start, end)
+                if match is not None:
+                    ids.append(_json_string(match.group(1)))
+                    offsets.append(base + start)
+                elif block[start:end].strip():
+                    ids.append(None)
+                    offsets.append(base + start)
+                start = end + 1
+            if not more:
+                return ids, offsets
+            base += last
+            block = block[last:]
 
 
 def _json_string(raw: bytes) -> str | None:
