@@ -276,7 +276,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     ledger = config.stash.get(_ledger_key, None)
     cleanup.end_of_run(
         config,
-        ran=session.had_items or bool(session.providers()) or (ledger is not None and bool(ledger.counts)),
+        # --collect-only starts no sandbox: nothing to reap (building providers to ask would cost
+        # more than the collection of a large benchmark).
+        ran=bool(session.providers())
+        or (will_run(config) and (session.had_items or (ledger is not None and bool(ledger.counts)))),
     )
     if ledger is not None:
         ledger.close()
