@@ -39,7 +39,9 @@ DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sbatch", "squeue", "sinfo", "scancel")
 #: Properties that differ between two runs of the same items by nature: the clock, and where the
 #: run directory is (the artifact paths are compared below their run directory instead).
-RUN_SPECIFIC = {"run_id", "time_agent", "time_eval", "time_sandbox"}
+RUN_SPECIFIC = {"run_id"}
+RUN_SPECIFIC_PREFIXES = ("time_", "cleanup_")
+"""Phase times, and whether a sandbox's removal was confirmed yet when the item ended."""
 SHARDS = 4
 
 
@@ -224,7 +226,16 @@ def submit(
     monkeypatch.setenv("SLURM_CONF", str(cluster.conf))
     argv = ["slurm", "benchmarks/demo.yaml", "--shards", str(SHARDS), "--dir", str(directory)]
     # --time: a hung task ends (and --wait returns) instead of holding the test run.
-    argv += ["--provider", "docker", "--sbatch-arg=--time=20", "--wait", "--", "-p", "no:hypothesispytest"]
+    argv += [
+        "--provider",
+        "docker",
+        "--sbatch-arg=--time=20",
+        "--wait",
+        "--",
+        "-p",
+        "no:hypothesispytest",
+        "--swe-no-cache",
+    ]
     status = cli_main(argv)
     logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted((directory / "logs").glob("*")))
     assert status == 0, logs
@@ -249,7 +260,11 @@ def relative_artifact(value: str) -> str:
 
 
 def comparable(case: report.Case) -> dict[str, Any]:
-    props = {k: v for k, v in case.properties.items() if k not in RUN_SPECIFIC}
+    props = {
+        k: v
+        for k, v in case.properties.items()
+        if k not in RUN_SPECIFIC and not k.startswith(RUN_SPECIFIC_PREFIXES)
+    }
     for key, value in props.items():
         if key.endswith("_path"):
             props[key] = relative_artifact(value)
@@ -275,7 +290,8 @@ def test_slurm_array_of_four_shards_merges_to_the_single_run(sharded_run: Path, 
             assert Path(artifact).is_file()
     assert sorted(seen) == sorted(DEMO_IDS)
 
-    argv = ["benchmarks/demo.yaml", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+    # Both runs evaluate for real: neither replays the other's verdicts from the cache.
+    argv = ["benchmarks/demo.yaml", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--swe-no-cache"]
     argv += [f"--junitxml={tmp_path / 'single.xml'}", f"--swe-run-dir={tmp_path / 'single'}"]
     single = subprocess.run(
         [sys.executable, "-m", "pytest", *argv],

@@ -460,6 +460,9 @@ class DockerPool:
                 del self._held[key]
                 held.slot.release()
 
+    def capacity(self) -> int:
+        return sum(host.config.capacity for host in self.hosts)
+
     def create(self, spec: SandboxSpec) -> PooledSandbox:
         self._start_monitor()
         deadline = time.monotonic() + spec.start_timeout

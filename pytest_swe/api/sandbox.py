@@ -245,6 +245,17 @@ class ImageBuilder(Protocol):
 
 
 @runtime_checkable
+class SharedCapacity(Protocol):
+    """A provider whose sandboxes take slots of a capacity shared by every worker (a pool of
+    engines): the runner starts no sandbox ahead of its item there, as it would hold a slot that
+    another item is waiting for."""
+
+    def capacity(self) -> int:
+        """How many sandboxes the provider holds at once, over all its hosts."""
+        ...
+
+
+@runtime_checkable
 class ImagePrefetch(Protocol):
     """A provider that gets many images faster together than one by one (``pytest-swe images``
     hands it every image of a benchmark before asking for each)."""

@@ -32,9 +32,11 @@ from pytest_swe.api.sandbox import Located
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import SharedCapacity
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
+from pytest_swe.runner import options
 from pytest_swe.runner import prestart
 from pytest_swe.runner.agentrun import PATCH_NAME
 from pytest_swe.runner.agentrun import agent_context
@@ -345,6 +347,10 @@ def _start_next_eval_sandbox(request: pytest.FixtureRequest) -> None:
         provider = session.provider_for(settings)
     except Exception:  # the next item's own fixtures report what is wrong with it
         return
+    if isinstance(provider, SharedCapacity):
+        return  # a sandbox started ahead would hold a slot of the shared capacity
+    if options.get(request.config, "--swe-image-budget"):
+        return  # the next item's image would be on disk an item early, past the budget
     spec = sandbox_spec(task, settings, role="eval", keep=False)
     prestart.prestarts(request.config).offer(upcoming.nodeid, spec, provider.create)
 

@@ -230,8 +230,10 @@ def test_no_network_by_default(sandbox: Sandbox, provider: Provider) -> None:
             listener.accept()
     assert outward.exit_code != 0, outward.output
     inward = sandbox.exec(
-        f"(nc -l -p {port} >/tmp/got || nc -l {port} >/tmp/got) & sleep 1; echo ping | nc -w 2 127.0.0.1 {port}; "
-        "sleep 1; cat /tmp/got",
+        # The listener may start late on a loaded machine: the client tries again until it is up.
+        f"(nc -l -p {port} >/tmp/got || nc -l {port} >/tmp/got) & "
+        f"for i in $(seq 20); do sleep 0.5; echo ping | nc -w 2 127.0.0.1 {port} && break; done; "
+        "for i in $(seq 20); do grep -q ping /tmp/got 2>/dev/null && break; sleep 0.25; done; cat /tmp/got",
         timeout=30,
     )
     assert "ping" in inward.output
