@@ -527,3 +527,21 @@ def test_pool_crashed_worker_sandbox_is_removed_from_its_host_by_the_controller(
     assert run.by_id["demo__calc-1"].properties["error_kind"] == "worker_crashed"
     for engine in pool.engines:
         assert pool.labelled(engine, run=run.suite["run_id"]) == [], engine.name
+
+
+def test_pool_sandbox_is_closed_at_once_so_its_slot_comes_back() -> None:
+    """The engine sandbox inside may defer its removal; a pooled one must not offer that (the
+    runner would skip its close, and the slot would stay taken until the run's end)."""
+    from types import SimpleNamespace
+
+    from pytest_swe.api.sandbox import DeferredClose
+    from pytest_swe.providers.docker.pool import PooledSandbox
+
+    released: list[str] = []
+    inner = SimpleNamespace(close_soon=lambda: None, close=lambda: "closed", alive=lambda: True)
+    pool = SimpleNamespace(release=released.append)
+    host = SimpleNamespace(drained=lambda: None, host_name="h1")
+    sandbox = PooledSandbox(pool, inner, host=host, key="item-1")  # type: ignore[arg-type]
+    assert not isinstance(sandbox, DeferredClose)
+    assert sandbox.alive() is True  # other members still reach the engine sandbox
+    assert sandbox.close() == "closed" and released == ["item-1"]

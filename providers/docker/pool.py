@@ -323,6 +323,10 @@ class PooledSandbox:
             return self._result
 
     def __getattr__(self, name: str) -> Any:
+        if name == "close_soon":
+            # Not the engine sandbox's deferred removal: that would skip close(), and the slot
+            # would stay taken until the run's end (every later item waiting for one).
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
 
