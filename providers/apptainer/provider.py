@@ -31,13 +31,13 @@ from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import is_orphan
 
 from ..bubblewrap.images import SKOPEO_TRANSPORTS
 from ..bubblewrap.images import tag_key
 from ..bubblewrap.provider import connect_docker
 from ..bubblewrap.provider import docker_image_id
 from ..bubblewrap.provider import sandbox_labels
-from ..docker.provider import DockerProvider
 from . import commands
 from .commands import Instance
 from .sandbox import ApptainerSandbox
@@ -262,7 +262,7 @@ class ApptainerProvider:
                 continue
             if orphans:
                 # No labels: started with another ``root`` (its owner is unknown here), left alone.
-                if not labels or not DockerProvider._is_orphan(labels, now, host):
+                if not labels or not is_orphan(labels, now, host):
                     continue
             elif kept is not None and (labels.get(f"{LABEL}.keep") == "1") != kept:
                 continue

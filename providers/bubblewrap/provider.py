@@ -33,8 +33,8 @@ from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import is_orphan
 
-from ..docker.provider import DockerProvider
 from ..docker.provider import parse_size
 from . import cgroups
 from .cgroups import SandboxGroups
@@ -557,7 +557,7 @@ class BubblewrapProvider:
 
     @staticmethod
     def _is_orphan(meta: Mapping[str, Any], labels: Mapping[str, str], now: float, host: str) -> bool:
-        if DockerProvider._is_orphan(labels, now, host):
+        if is_orphan(labels, now, host):
             return True
         started = meta.get("init_pid") is not None
         return (

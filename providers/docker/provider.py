@@ -18,7 +18,7 @@ from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
-from pytest_swe.api.sandbox import owner_alive
+from pytest_swe.api.sandbox import is_orphan
 
 from . import images
 from .engine import engine_errors
@@ -305,7 +305,7 @@ class DockerProvider:
         doomed = []
         for info in containers:
             labels = info.get("Labels") or {}
-            if orphans and not self._is_orphan(labels, now, host):
+            if orphans and not is_orphan(labels, now, host):
                 continue
             is_kept = labels.get(f"{LABEL}.keep") == "1"
             if not orphans and kept is not None and is_kept != kept:
@@ -317,25 +317,6 @@ class DockerProvider:
         with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(doomed))) as pool:
             results = list(pool.map(self.remove, doomed))
         return [cid[:12] for cid, result in zip(doomed, results, strict=True) if result.removed]
-
-    @staticmethod
-    def _is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:
-        try:
-            created = float(labels.get(f"{LABEL}.created", "0"))
-            ttl = float(labels.get(f"{LABEL}.ttl", "0"))
-        except ValueError:
-            return True
-        if created and ttl and now > created + ttl:
-            return True
-        if labels.get(f"{LABEL}.keep") == "1":
-            return False
-        if labels.get(f"{LABEL}.owner-host") != host:
-            return False
-        try:
-            pid = int(labels.get(f"{LABEL}.owner-pid", ""))
-        except ValueError:
-            return True
-        return not owner_alive(pid, labels.get(f"{LABEL}.owner-start", ""))
 
     def close(self) -> None:
         with self._lock:

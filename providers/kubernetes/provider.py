@@ -24,7 +24,7 @@ from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
-from pytest_swe.api.sandbox import owner_alive
+from pytest_swe.api.sandbox import is_orphan
 
 from . import manifests
 from .client import api_errors
@@ -304,7 +304,7 @@ class KubernetesProvider:
         doomed = []
         for pod in pods:
             labels = pod.metadata.labels or {}
-            if orphans and not _is_orphan(labels, now, host):
+            if orphans and not is_orphan(labels, now, host):
                 continue
             is_kept = labels.get(f"{LABEL}.keep") == "1"
             if not orphans and kept is not None and is_kept != kept:
@@ -336,21 +336,3 @@ class KubernetesProvider:
                 if client is not None:
                     client.close()
         self._core = self._networking = None
-
-
-def _is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:
-    """Past its ttl, or not kept and owned by a process of this host that is gone."""
-    try:
-        created = float(labels.get(f"{LABEL}.created", "0"))
-        ttl = float(labels.get(f"{LABEL}.ttl", "0"))
-    except ValueError:
-        return True
-    if created and ttl and now > created + ttl:
-        return True
-    if labels.get(f"{LABEL}.keep") == "1" or labels.get(f"{LABEL}.owner-host") != host:
-        return False
-    try:
-        pid = int(labels.get(f"{LABEL}.owner-pid", ""))
-    except ValueError:
-        return True
-    return not owner_alive(pid, labels.get(f"{LABEL}.owner-start", ""))

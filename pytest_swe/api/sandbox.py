@@ -344,6 +344,26 @@ def owner_alive(pid: int, start: str) -> bool:
     return not start or process_start(pid) == start
 
 
+def is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:
+    """Whether a sandbox with these ``pytest-swe.*`` labels may be reaped as an orphan: past its
+    ttl, or not kept and owned by a process of this host that is gone (one rule for every provider).
+    """
+    try:
+        created = float(labels.get(f"{LABEL}.created", "0"))
+        ttl = float(labels.get(f"{LABEL}.ttl", "0"))
+    except ValueError:
+        return True
+    if created and ttl and now > created + ttl:
+        return True
+    if labels.get(f"{LABEL}.keep") == "1" or labels.get(f"{LABEL}.owner-host") != host:
+        return False
+    try:
+        pid = int(labels.get(f"{LABEL}.owner-pid", ""))
+    except ValueError:
+        return True
+    return not owner_alive(pid, labels.get(f"{LABEL}.owner-start", ""))
+
+
 def this_run(worker: str = "main", run_id: str | None = None, owner_pid: int | None = None) -> RunInfo:
     """The identity of this run (a new run id unless given); ``owner_pid`` defaults to this process."""
     pid = owner_pid or os.getpid()
