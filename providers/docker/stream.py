@@ -37,6 +37,11 @@ class CappedBuffer:
             del self.tail[:excess]
             self.dropped += excess
 
+    @property
+    def received(self) -> int:
+        """Every byte added, kept or dropped."""
+        return len(self.head) + len(self.tail) + self.dropped
+
     def text(self) -> str:
         middle = f"\n[... {self.dropped} bytes of output dropped ...]\n".encode() if self.dropped else b""
         return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", errors="replace")

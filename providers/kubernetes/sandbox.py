@@ -26,6 +26,7 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import ExecResult
 from pytest_swe.api.sandbox import SandboxSpec
 
+from ..docker.stream import CappedBuffer
 from .client import api_errors
 from .client import sdk
 from .manifests import CONTAINER
@@ -88,31 +89,6 @@ exit 0
 
 _WRITE = 'mkdir -p "$1" && exec tar -xmf - -C "$1"'
 _READ = f'[ -f "$1/$2" ] || exit {NO_SUCH_FILE}; cd "$1" && exec tar -cf - -- "$2"'
-
-
-class HeadTail:
-    """The first and last ``limit/2`` bytes of a command's output, and how many were dropped between."""
-
-    def __init__(self, limit: int) -> None:
-        self.keep = max(limit // 2, 1)
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.dropped = 0
-        self.received = 0
-
-    def add(self, data: bytes) -> None:
-        self.received += len(data)
-        take = min(len(data), self.keep - len(self.head))
-        self.head += data[:take]
-        self.tail += data[take:]
-        if len(self.tail) > self.keep:
-            cut = len(self.tail) - self.keep
-            self.dropped += cut
-            del self.tail[:cut]
-
-    def text(self) -> str:
-        gap = f"\n[... {self.dropped} bytes of output dropped ...]\n".encode() if self.dropped else b""
-        return bytes(self.head + gap + self.tail).decode("utf-8", errors="replace")
 
 
 def exit_status(raw: Any) -> int | None:
@@ -192,7 +168,7 @@ class KubernetesSandbox:
     def _run_helper(self, script: str, *args: str) -> None:
         client = self._open(["sh", "-c", script, "pytest-swe", *args])
         try:
-            self._finish(client, HeadTail(4096).add, None, time.monotonic() + HELPER_TIMEOUT)
+            self._finish(client, CappedBuffer(4096).add, None, time.monotonic() + HELPER_TIMEOUT)
         finally:
             client.close()
 
@@ -217,7 +193,7 @@ class KubernetesSandbox:
         token = uuid.uuid4().hex
         script = "".join(f"export {k}={shlex.quote(v)}; " for k, v in (env or {}).items()) + command
         argv = ["sh", "-c", _EXEC_WRAPPER, "pytest-swe", workdir or self.spec.workdir, token, script]
-        buffer = HeadTail(output_limit or DEFAULT_OUTPUT_LIMIT)
+        buffer = CappedBuffer(output_limit or DEFAULT_OUTPUT_LIMIT)
         started = time.monotonic()
         client = self._open(argv)
         timed_out = False
@@ -259,7 +235,7 @@ class KubernetesSandbox:
             tar.addfile(info, io.BytesIO(data))
         payload = archive.getvalue()  # padded to whole records: tar ends at its end-of-archive blocks
         client = self._open(["sh", "-c", _WRITE, "pytest-swe", directory or "/"], stdin=True)
-        errors = HeadTail(8192)
+        errors = CappedBuffer(8192)
         try:
             for start in range(0, len(payload), STDIN_CHUNK):
                 client.write_stdin(payload[start : start + STDIN_CHUNK])
@@ -278,7 +254,7 @@ class KubernetesSandbox:
     def read_file(self, path: str) -> bytes:
         directory, name = os.path.split(path.rstrip("/"))
         client = self._open(["sh", "-c", _READ, "pytest-swe", directory or "/", name])
-        out, err = bytearray(), HeadTail(8192)
+        out, err = bytearray(), CappedBuffer(8192)
         try:
             closed, code = self._finish(client, out.extend, err.add, time.monotonic() + HELPER_TIMEOUT)
         except api_errors() as exc:

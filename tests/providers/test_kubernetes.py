@@ -746,7 +746,7 @@ def test_k8s_exit_status_messages() -> None:
 
 
 def test_k8s_head_tail_buffer() -> None:
-    buffer = sandbox_module.HeadTail(10)
+    buffer = sandbox_module.CappedBuffer(10)
     for chunk in (b"abc", b"defgh", b"ijklmnop"):
         buffer.add(chunk)
     assert buffer.dropped == 6 and buffer.received == 16
