@@ -107,6 +107,9 @@ class BubblewrapSandbox:
         self._init_start = _start_time(init_pid)
         self.namespaces = entered_namespaces(init_pid)
         self._counters: dict[str, Any] = {}
+        # The keep-alive is pid 1's only child now. Told apart later by pid, not by order: pids wrap
+        # around, and an orphan reparented to pid 1 may then sort before it.
+        self._keep_pids = _children(init_pid)
 
     # -- processes -------------------------------------------------------------------------------
 
@@ -210,10 +213,7 @@ class BubblewrapSandbox:
                 raise InfraError("sandbox_error", f"processes of sandbox {self.id} would not die")
             self.groups.prune()
             return
-        keep = {self.init_pid}
-        with contextlib.suppress(psutil.Error):
-            keep |= {child.pid for child in psutil.Process(self.init_pid).children()[:1]}
-        _kill_descendants(self.init_pid, spare=keep)
+        _kill_descendants(self.init_pid, spare={self.init_pid, *self._keep_pids})
 
     # -- limits ----------------------------------------------------------------------------------
 
@@ -330,6 +330,12 @@ def _start_time(pid: int) -> float | None:
         return float(psutil.Process(pid).create_time())
     except psutil.Error:
         return None
+
+
+def _children(pid: int) -> set[int]:
+    with contextlib.suppress(psutil.Error):
+        return {child.pid for child in psutil.Process(pid).children()}
+    return set()
 
 
 def _kill_descendants(pid: int, spare: set[int] | None = None) -> None:

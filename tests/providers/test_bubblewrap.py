@@ -366,6 +366,35 @@ def test_without_cgroups_or_overlay_a_timeout_and_close_still_end_everything(tin
     assert leftovers(provider, sb.id) == []
 
 
+@pytest.mark.skipif(not os.access("/proc/sys/kernel/ns_last_pid", os.W_OK), reason="needs root")
+def test_end_processes_spares_the_keep_alive_when_pids_have_wrapped_around(tiny: str) -> None:
+    """After the host's pids wrap around, an orphan left by a command may get a lower pid than
+    the keep-alive; ending processes must still tell them apart (seen on a long CI run)."""
+    options = {"cgroups": False, "overlay": "copy", "disk_limit": "none"}
+    provider = BubblewrapProvider(options, this_run(run_id=f"bwt-{os.urandom(4).hex()}"))
+    sb = provider.create(SandboxSpec(image=tiny, workdir="/w"))
+    try:
+        keep_alive = min(psutil.Process(sb.init_pid).children(), key=lambda p: p.pid).pid
+        low = 301
+        for _ in range(50):  # the next host pids start low: as if the counter had wrapped
+            Path("/proc/sys/kernel/ns_last_pid").write_text(str(low))
+            sb.exec("sleep 414 >/dev/null 2>&1 &", timeout=30)
+            orphans = [p.pid for p in psutil.Process(sb.init_pid).children() if p.pid != keep_alive]
+            if orphans and min(orphans) < keep_alive:
+                break
+            low += 200
+        else:
+            pytest.skip("could not get an orphan a pid below the keep-alive's")
+        sb.end_processes()
+        assert sb.alive()
+        left = sb.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '", timeout=30).output
+        assert "sleep 414" not in left and "keep-alive" in left, left
+        assert keep_alive in [p.pid for p in psutil.Process(sb.init_pid).children()]
+    finally:
+        assert sb.close().removed
+    assert leftovers(provider, sb.id) == []
+
+
 def test_a_sandbox_whose_keep_alive_died_is_sandbox_died_and_still_removed(
     provider: BubblewrapProvider, tiny: str
 ) -> None:
