@@ -7,6 +7,7 @@ never leaves hunks behind for ``patch`` to apply twice.
 
 from __future__ import annotations
 
+import secrets
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,9 @@ DIFF_DIR = "/tmp/pytest-swe"
 DIFF_PATH = f"{DIFF_DIR}/agent.diff"
 APPLIED_MARK = ">>>>> Applied Patch"
 FAILED_MARK = ">>>>> Patch Apply Failed"
+WRAPPED_OUTPUT_LIMIT = 64 << 20
+"""The apply's output cap when the tree's record comes back with it (a large repository's record
+is megabytes)."""
 
 APPLY_COMMANDS: tuple[str, ...] = (
     "git apply --verbose {path}",
@@ -75,21 +79,51 @@ def apply_patch(
     timeout: float,
     commands: tuple[str, ...] = APPLY_COMMANDS,
     wrap: Callable[[str], str] | None = None,
+    unwrap: Callable[[str], str] | None = None,
 ) -> ApplyResult:
     """Upload ``patch`` and apply it in ``workdir``; the tree is unchanged when nothing applies.
 
     ``wrap``: what the apply script runs inside (the work tree's record and read-back around it,
-    :meth:`~pytest_swe.grading.tree.WorkTree.around`), so all of it is one command."""
-    sandbox.write_file(PATCH_PATH, patch_bytes(patch))
+    :meth:`~pytest_swe.grading.tree.WorkTree.around`), so all of it is one command; ``unwrap``
+    takes what ``wrap`` added out of the output before it is read."""
     script = apply_script(workdir, commands=commands)
-    result = sandbox.exec(wrap(script) if wrap else script, timeout=timeout, workdir=workdir)
+    data = patch_bytes(patch)
+    upload = _inline_upload(data, PATCH_PATH)
+    if upload is None:
+        sandbox.write_file(PATCH_PATH, data)
+    result = sandbox.exec(
+        (upload or "") + (wrap(script) if wrap else script),
+        timeout=timeout,
+        workdir=workdir,
+        output_limit=WRAPPED_OUTPUT_LIMIT if wrap else None,
+    )
     if result.timed_out:  # the harness's timer, not the patch: no verdict on a patch not yet applied
         raise InfraError("eval_timeout", f"applying the patch did not finish within {timeout:g}s")
+    log = unwrap(result.output) if unwrap else result.output
     method = None
-    for line in result.output.splitlines():
+    for line in log.splitlines():
         if line.startswith(APPLIED_MARK):
             method = line[len(APPLIED_MARK) :].strip(" ()")
-    return ApplyResult(applied=result.exit_code == 0 and method is not None, method=method, log=result.output)
+    return ApplyResult(applied=result.exit_code == 0 and method is not None, method=method, log=log)
+
+
+INLINE_PATCH_LIMIT = 16 << 10
+"""Patches up to this size travel inside the apply's command (one round trip to the sandbox fewer);
+the command stays far below the limits of an argument and of an exec request's URL."""
+
+
+def _inline_upload(data: bytes, path: str) -> str | None:
+    """A shell step that writes ``data`` to ``path`` from a quoted here-document, when it can say
+    the bytes exactly (UTF-8 text without NULs, ending with a newline, small); else None."""
+    if len(data) > INLINE_PATCH_LIMIT or b"\0" in data or not data.endswith(b"\n"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    end = f"PYTEST_SWE_PATCH_{secrets.token_hex(12)}"
+    directory = shlex.quote(path.rsplit("/", 1)[0] or "/")
+    return f"mkdir -p {directory} && cat > {shlex.quote(path)} <<'{end}' || exit 3\n{text}{end}\n"
 
 
 def take_diff(sandbox: Sandbox, workdir: str, base_commit: str | None, *, timeout: float) -> str:

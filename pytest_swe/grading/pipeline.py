@@ -232,6 +232,7 @@ def apply_model_patch(
         timeout=min(ctx.timeout, APPLY_TIMEOUT) + 2 * guard,
         commands=commands,
         wrap=tree.around,
+        unwrap=tree.take_around,
     )
     changed = tree.read_around()
     ctx.save("apply.log", applied.log)
@@ -298,13 +299,21 @@ def _check_run(
 ) -> None:
     integrity = integrity_of(task, ctx)
     integrity.add(forged_markers(run.raw_log, script))
-    if ctx.tree is not None:
-        integrity.add([evidence("git", problem) for problem in ctx.tree.git_after_run()])
     plan = integrity.plan
+    timeout = min(ctx.timeout, GUARD_TIMEOUT)
+    results: probe.ProbeResults | None = None
+    if plan is not None and isinstance(ctx.tree, WorkTree):
+        problems, results = _read_after_run(sandbox, ctx.tree, plan, timeout)
+    elif ctx.tree is not None:
+        problems = ctx.tree.git_after_run()
+    else:
+        problems = []
+    integrity.add([evidence("git", problem) for problem in problems])
     run.log = run.raw_log
     if plan is None:
         return
-    results = probe.collect(sandbox, plan, timeout=min(ctx.timeout, GUARD_TIMEOUT))
+    if results is None:
+        results = probe.collect(sandbox, plan, timeout=timeout)
     integrity.results = results
     integrity.neutralized += [
         f"{entry}, after the eval script's install step" for entry in results.pre.get("neutralized", [])
@@ -330,6 +339,24 @@ def _check_run(
     if run.log != run.raw_log:
         ctx.artifacts.mkdir(parents=True, exist_ok=True)
         (ctx.artifacts / GRADED_LOG).write_bytes(encode_patch(run.log))
+
+
+def _read_after_run(
+    sandbox: Sandbox, tree: WorkTree, plan: probe.Plan, timeout: float
+) -> tuple[list[str], probe.ProbeResults]:
+    """The check of ``.git`` and the probe's results, read in one command after the tests.
+
+    The two outputs are parted by a line no code under test can know in advance; when the check
+    printed so much that the output cap cut that line out, the check counts as failed."""
+    marker = f"pytest-swe-after-run-{secrets.token_hex(16)}"
+    command = f"( {tree.after_run_script()} )\necho {marker}\n( {probe.collect_script(plan)} )\nexit 0\n"
+    output = sandbox.exec(
+        command, timeout=timeout, workdir="/", output_limit=probe.COLLECT_OUTPUT_LIMIT
+    ).output
+    checked, found, collected = output.partition(f"{marker}\n")
+    if not found:
+        return ["the check of .git after the tests printed more than can be read"], probe.ProbeResults()
+    return tree.read_after_run(checked), probe.read_collected(plan, collected)
 
 
 def _between_markers(log: str) -> str:

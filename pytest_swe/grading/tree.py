@@ -8,6 +8,7 @@ file written since the stamp, ignored directories included), so no diff syntax c
 
 from __future__ import annotations
 
+import secrets
 import shlex
 from dataclasses import dataclass
 from dataclasses import field
@@ -150,6 +151,8 @@ class WorkTree:
         self._future: set[str] = set()
         self._gitmeta = b""
         self._gitstate: set[str] = set()
+        self._marker = f"pytest-swe-tree-{secrets.token_hex(16)}"
+        self._around: bytes | None = None
 
     def _exec(self, script: str) -> str:
         return self.sandbox.exec(script, timeout=self.timeout, workdir="/").output
@@ -184,22 +187,37 @@ class WorkTree:
         self.base_names = frozenset(_repo_path(n) for n in names if n)
 
     def around(self, script: str) -> str:
-        """``script`` between :meth:`record` and :meth:`changes`, as one shell script (one exec, one
-        read back by :meth:`read_around`): the tree's steps run in subshells with their output
-        discarded, so the output and exit status are the script's own; the changes are read only
-        when it exits 0."""
+        """``script`` between :meth:`record` and :meth:`changes`, as one shell script (one exec):
+        the tree's steps run in subshells with their output discarded, so the exit status is the
+        script's own; the changes are read only when it exits 0. The record and the changes follow
+        the script's output after a line no code under test can know (:meth:`take_around` parts
+        them), and are kept in a file too, for when the output was cut."""
+        around = f"{self.dir}/around"
         return (
             f"( {self._record_script()} ) >/dev/null 2>&1\n"
             f"( {script} )\n"
             "rc=$?\n"
             f'if [ "$rc" = 0 ]; then ( {self._changes_script()} ) >/dev/null 2>&1; fi\n'
-            f"cat {self.dir}/before {self.dir}/after > {self.dir}/around 2>/dev/null\n"
+            f"cat {self.dir}/before {self.dir}/after > {around} 2>/dev/null\n"
+            f'echo; echo "{self._marker} $(wc -c < {around} 2>/dev/null | tr -d " ")"; cat {around} 2>/dev/null\n'
             'exit "$rc"\n'
         )
 
+    def take_around(self, output: str) -> str:
+        """The output of a script run :meth:`around` it, without what the tree's steps added."""
+        own, found, rest = output.rpartition(f"\n{self._marker} ")
+        size, _, record = rest.partition("\n")
+        data = record.encode("utf-8", errors="surrogateescape")
+        # Output is text and capped: a record whose bytes were not all UTF-8, or whose middle was
+        # cut, is not the size it was; it is then read from its file, byte for byte.
+        whole = found and size == str(len(data)) and "\ufffd" not in record
+        self._around = data if whole else None
+        return own if found else output
+
     def read_around(self) -> TreeChanges:
         """After a script run :meth:`around` it: the record taken before it, and what changed."""
-        parts = unbundle(self.read("around"))
+        data = self._around if self._around is not None else self.read("around")
+        parts = unbundle(data)
         self._take_record(parts)
         return self._changes_from(parts)
 
@@ -243,11 +261,19 @@ class WorkTree:
 
     def git_after_run(self) -> list[str]:
         """What happened to ``.git`` during the tests: deleted, HEAD moved, history or hooks added."""
-        script = _AFTER_RUN.format(
+        return self.read_after_run(self._exec(self.after_run_script()))
+
+    def after_run_script(self) -> str:
+        """The check :meth:`git_after_run` runs, for a caller that runs it with other reads in one
+        command (its output goes to :meth:`read_after_run`)."""
+        return _AFTER_RUN.format(
             workdir=shlex.quote(self.workdir), head=self.head or "", functions=GIT_FUNCTIONS
         )
+
+    def read_after_run(self, output: str) -> list[str]:
+        """The problems in the output of :meth:`after_run_script`."""
         problems: list[str] = []
-        for line in self._exec(script).splitlines():
+        for line in output.splitlines():
             if line in ("missing workdir", "missing .git"):
                 problems.append(f"{line.split()[1]} was deleted during the tests")
             elif line == "lost base commit":

@@ -7,12 +7,15 @@ a fix is put back before any test would run.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import re
 import shutil
 import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +26,10 @@ from pytest_swe.api.task import Task
 from pytest_swe.grading import apply_model_patch
 from pytest_swe.grading import start_verdict
 from pytest_swe.grading.pipeline import Integrity
+from pytest_swe.grading.probe import PROBE_ROOT
+from pytest_swe.grading.probe import Plan
+from pytest_swe.grading.tree import WorkTree
+from pytest_swe.providers.docker.stream import CappedBuffer
 
 from conftest import benchmark_settings
 
@@ -108,7 +115,25 @@ def make_patch(repo: Path, edit: dict[str, str | None]) -> str:
 TEST_PATCH = "diff --git a/tests/test_core.py b/tests/test_core.py\n--- a/tests/test_core.py\n+++ b/tests/test_core.py\n@@ -1 +1 @@\n-a\n+b\n"
 
 
-def apply(repo: Path, patch: str, policy: str = "strict") -> tuple[bool, Integrity, EvalContext]:
+class CappedLocalSandbox(LocalSandbox):
+    """A local sandbox whose command output is capped the way the providers cap it."""
+
+    def __init__(self, workdir: Path, cap: int) -> None:
+        super().__init__(workdir)
+        self.cap = cap
+        self.outputs: list[str] = []
+
+    def exec(self, command: str, **kwargs: Any) -> ExecResult:
+        result = super().exec(command, **kwargs)
+        buffer = CappedBuffer(self.cap)
+        buffer.add(result.output.encode(errors="surrogateescape"))
+        self.outputs.append(buffer.text())
+        return ExecResult(result.exit_code, buffer.text())
+
+
+def apply(
+    repo: Path, patch: str, policy: str = "strict", sandbox: LocalSandbox | None = None
+) -> tuple[bool, Integrity, EvalContext]:
     task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(repo), test_patch=TEST_PATCH)
     ctx = EvalContext(
         settings=benchmark_settings("swe-bench", eval={"policy": policy}),
@@ -117,7 +142,12 @@ def apply(repo: Path, patch: str, policy: str = "strict") -> tuple[bool, Integri
         output_limit=1 << 20,
     )
     verdict = start_verdict(patch, "test")
-    applied = apply_model_patch(task, patch, LocalSandbox(repo), ctx, verdict)
+    # The pipeline's scratch paths (/tmp/pytest-swe/patch.diff) are fixed, as each real sandbox
+    # has its own /tmp; on this machine they are shared by the xdist workers, so one at a time.
+    Path(PROBE_ROOT).mkdir(parents=True, exist_ok=True)
+    with open(f"{PROBE_ROOT}/.local-sandbox.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        applied = apply_model_patch(task, patch, sandbox or LocalSandbox(repo), ctx, verdict)
     assert verdict.patch_applied is not False, verdict.reasons
     return applied, ctx.integrity, ctx
 
@@ -213,3 +243,94 @@ def test_git_deleted_or_rewritten_during_the_tests(repo: Path) -> None:
     assert any("HEAD moved" in m for m in problems) and any("hook" in m for m in problems), problems
     shutil.rmtree(repo / ".git")
     assert ctx.tree.git_after_run() == [".git was deleted during the tests"]
+
+
+def _what_was_found(integrity: Integrity) -> tuple[list[str], list[str]]:
+    return sorted(integrity.patched), sorted(e.split(" (", 1)[0] for e in integrity.neutralized)
+
+
+@pytest.mark.parametrize("cap", [1 << 20, 2048], ids=["whole", "cut"])
+def test_the_record_read_with_the_apply_is_the_record_in_its_file(repo: Path, cap: int) -> None:
+    """The tree's record comes back in the apply's output; cut by the output cap, or holding
+    names that are not UTF-8, it is read from its file instead, with the same result."""
+    files = {f"pkg/mod_{i:03d}.py": f"X = {i}\n" for i in range(60)}
+    files["pkg/caf\udce9.py"] = "Y = 1\n"  # a name that is not UTF-8
+    files["tests/conftest.py"] = "x = 1\n"
+    patch = make_patch(repo, files)
+    sandbox = CappedLocalSandbox(repo, cap)
+    applied, integrity, ctx = apply(repo, patch, sandbox=sandbox)
+    patched, neutralized = _what_was_found(integrity)
+    assert applied and neutralized == ["tests/conftest.py"], neutralized
+    assert patched == sorted(p for p in files if p != "tests/conftest.py"), patched
+    assert "dropped" in sandbox.outputs[0] if cap == 2048 else "dropped" not in sandbox.outputs[0]
+    assert ctx.saved and "pytest-swe-tree-" not in (repo.parent / "artifacts" / "apply.log").read_text()
+
+
+def test_after_the_tests_one_command_reads_the_git_check_and_the_probe() -> None:
+    """The check of .git and the probe's results come back in one command; output that lost the
+    line between them (cut by the cap) fails the check instead of passing it unread."""
+    from pytest_swe.grading import pipeline
+
+    class Printing:
+        def __init__(self, output: str) -> None:
+            self.output = output
+            self.commands: list[str] = []
+
+        def exec(self, command: str, **kwargs: Any) -> ExecResult:
+            self.commands.append(command)
+            marker = re.search(r"echo (pytest-swe-after-run-[0-9a-f]+)", command)
+            assert marker is not None
+            return ExecResult(0, self.output.replace("MARKER", marker.group(1)))
+
+    tree = WorkTree(LocalSandbox(Path("/")), "/w", "/tmp/pytest-swe/t-x", 30)  # type: ignore[arg-type]
+    tree.head = "abc"
+    plan = Plan(repo="/w", dir="/tmp/pytest-swe/g-x", token="tok")
+    pre = '{"canaries": {}}'
+    ok = Printing(f"head abc\nMARKER\npre.json {len(pre)}\n{pre}")
+    problems, results = pipeline._read_after_run(ok, tree, plan, 30)  # type: ignore[arg-type]
+    assert problems == [] and results.pre == {"canaries": {}} and len(ok.commands) == 1
+    moved = Printing(f"head def\nMARKER\npre.json {len(pre)}\n{pre}")
+    problems, _ = pipeline._read_after_run(moved, tree, plan, 30)  # type: ignore[arg-type]
+    assert problems and "HEAD moved" in problems[0]
+    cut = Printing("head abc\n[... 99 bytes of output dropped ...]\n" + f"pre.json {len(pre)}\n{pre}")
+    problems, results = pipeline._read_after_run(cut, tree, plan, 30)  # type: ignore[arg-type]
+    assert problems == ["the check of .git after the tests printed more than can be read"]
+    assert results.pre == {}
+
+
+class CountingLocalSandbox(LocalSandbox):
+    def __init__(self, workdir: Path) -> None:
+        super().__init__(workdir)
+        self.writes: list[str] = []
+
+    def write_file(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
+        self.writes.append(path)
+        super().write_file(path, data, mode=mode)
+
+
+@pytest.mark.parametrize(
+    "text, inline",
+    [
+        ("X = '$HOME `id` \\\\n'\nEOF\n'EOF'\r\nPYTEST_SWE_PATCH_0\n", True),  # shell text, CRLF
+        ("# " + "x" * 20_000 + "\n", False),  # over the inline limit
+        ("X = 'caf\udce9'\n", False),  # bytes that are not UTF-8
+    ],
+    ids=["shell-text", "large", "not-utf8"],
+)
+def test_the_patch_reaches_the_sandbox_byte_for_byte(repo: Path, text: str, inline: bool) -> None:
+    """A small text patch travels inside the apply's command, any other through a file write;
+    either way the file the apply reads is the patch exactly, and it applies."""
+    from pytest_swe.api.patch import patch_bytes
+    from pytest_swe.grading.patching import PATCH_PATH
+
+    lines = text.splitlines(keepends=True)
+    patch = (
+        "diff --git a/pkg/data.py b/pkg/data.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/data.py\n"
+        f"@@ -0,0 +1,{len(lines)} @@\n" + "".join("+" + line for line in lines)
+    )  # by hand: git's text output would not keep the carriage return or the bytes
+    sandbox = CountingLocalSandbox(repo)
+    applied, integrity, _ = apply(repo, patch, sandbox=sandbox)
+    assert applied and integrity.patched == ["pkg/data.py"]
+    assert (sandbox.writes == []) is inline, sandbox.writes
+    assert Path(PATCH_PATH).read_bytes() == patch_bytes(patch)
+    assert (repo / "pkg" / "data.py").read_bytes() == text.encode(errors="surrogateescape")

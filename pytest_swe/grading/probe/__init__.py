@@ -321,18 +321,34 @@ exit 0
 """
 
 
-def collect(sandbox: Sandbox, plan: Plan, *, timeout: float = 120.0) -> ProbeResults:
-    """What the probe's steps wrote, read back in one command."""
-    from ..tree import unbundle
-
+def collect_script(plan: Plan) -> str:
+    """The command that prints what the probe's steps wrote, as a bundle :func:`read_collected` reads."""
     channel = plan.channel.get("out", "") if plan.channel.get("enable") else ""
     watch = plan.watch.get("out", "") if plan.watch.get("enable") else ""
-    command = _COLLECT.format(
+    return _COLLECT.format(
         dir=plan.dir,
         channel=shlex.quote(channel) if channel else "",
         watch=shlex.quote(watch) if watch else "",
     )
-    output = sandbox.exec(command, timeout=timeout, workdir="/", output_limit=256 << 20).output
+
+
+COLLECT_OUTPUT_LIMIT = 256 << 20
+
+
+def collect(sandbox: Sandbox, plan: Plan, *, timeout: float = 120.0) -> ProbeResults:
+    """What the probe's steps wrote, read back in one command."""
+    output = sandbox.exec(
+        collect_script(plan), timeout=timeout, workdir="/", output_limit=COLLECT_OUTPUT_LIMIT
+    )
+    return read_collected(plan, output.output)
+
+
+def read_collected(plan: Plan, output: str) -> ProbeResults:
+    """The probe's results from the output of :func:`collect_script`."""
+    from ..tree import unbundle
+
+    channel = plan.channel.get("out", "") if plan.channel.get("enable") else ""
+    watch = plan.watch.get("out", "") if plan.watch.get("enable") else ""
     parts = unbundle(output.encode("utf-8", errors="surrogateescape"))
     results = ProbeResults()
     results.pre = _loads(parts.get("pre.json")) or {}
