@@ -19,16 +19,19 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import NoReturn
 
-import httpx
 from tenacity import RetryCallState
 from tenacity import Retrying
 from tenacity import retry_if_exception_type
 from tenacity import stop_after_attempt
 from tenacity import wait_exponential
 from tenacity.stop import stop_base
+
+if TYPE_CHECKING:  # imported where a request is made: most runs never talk to a model
+    import httpx
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
 MAX_BODY_CHARS = 2000
@@ -135,6 +138,8 @@ class ChatClient:
                 timeout = min(timeout, remaining)
             return self._once(client, data, headers, timeout, attempts)
 
+        import httpx
+
         with httpx.Client(follow_redirects=True, verify=_system_tls()) as client:
             response: ChatResponse = retrying(attempt, client)
             return response
@@ -142,6 +147,8 @@ class ChatClient:
     def _once(
         self, client: httpx.Client, data: bytes, headers: dict[str, str], timeout: float, attempt: int
     ) -> ChatResponse:
+        import httpx
+
         try:
             with client.stream("POST", self.url, content=data, headers=headers, timeout=timeout) as reply:
                 if not reply.is_success:
@@ -224,6 +231,8 @@ def _failure(state: RetryCallState) -> _Retryable:
 
 
 def _body_text(reply: httpx.Response) -> str:
+    import httpx
+
     try:
         data = reply.read()
     except httpx.RequestError:  # the body was cut short: the status alone is the report
