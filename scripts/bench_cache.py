@@ -19,6 +19,7 @@ Usage: python scripts/bench_cache.py [--only NAME ...] [--keep DIR]
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -93,6 +94,7 @@ def workloads() -> dict[str, list[str]]:
 
 
 def main() -> int:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: with Python's bytecode cache
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="only these workloads (names as printed)")
     parser.add_argument("--keep", help="keep the runs and caches in DIR")

@@ -161,6 +161,7 @@ def best(figures: list[Figure]) -> Figure:
 
 
 def main() -> None:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: with Python's bytecode cache
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=25_000)
     parser.add_argument("--repeat", type=int, default=3, help="measure each case N times, report the least")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import re
 import shutil
 import statistics
@@ -390,6 +391,7 @@ def report(
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: with Python's bytecode cache
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("benchmarks", nargs="*", default=list(DEFAULT_BENCHMARKS))
     parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated (default 1,2)")
