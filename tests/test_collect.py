@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -233,3 +235,22 @@ def test_collection_hands_its_frozen_objects_back_to_the_collector_at_the_end(
     assert len(collected(run)) == len(DEMO_IDS)
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_run_exits_without_the_collector_walking_its_items_again(
+    swe_project: SweProject, no_docker: None
+) -> None:
+    """At the interpreter's exit the items are frozen again, so its last collections skip them
+    (0.7 s for 25,000 items in ``scripts/bench_collect.py``); the run's output is unchanged."""
+    swe_project.demo()
+    code = (
+        "import atexit, gc, sys, pytest\n"
+        "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+        "sys.exit(pytest.main(['benchmarks/', '--collect-only', '-q', '-p', 'no:cacheprovider']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=swe_project.path, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(DEMO_IDS)} tests collected" in done.stdout
+    assert done.stdout.rstrip().endswith("frozen at exit: True"), done.stdout[-500:]

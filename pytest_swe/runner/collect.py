@@ -7,6 +7,7 @@ so ``pytest benchmarks/ -k demo`` does not download anything for other benchmark
 
 from __future__ import annotations
 
+import atexit
 import gc
 import hashlib
 import os
@@ -261,7 +262,7 @@ def _without_gc_passes(make: Callable[[], list[pytest.Item]]) -> list[pytest.Ite
     again on every pass of the run. Frozen, they are out of its way until :func:`thaw` at the end
     of the session hands them back (an in-process pytest run must not keep its items forever).
     """
-    global _froze
+    global _froze, _freeze_at_exit
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -271,9 +272,16 @@ def _without_gc_passes(make: Callable[[], list[pytest.Item]]) -> list[pytest.Ite
         _froze = True
         if collecting:
             gc.enable()
+        if not _freeze_at_exit:
+            # At the interpreter's exit everything is frozen again: its last collections would
+            # walk every item of the session once more (0.7 s for 25,000) only to free memory
+            # the process is about to give back. Nothing is skipped but cyclic garbage collection.
+            atexit.register(gc.freeze)
+            _freeze_at_exit = True
 
 
 _froze = False
+_freeze_at_exit = False
 
 
 def thaw() -> None:
