@@ -231,7 +231,9 @@ def test_no_network_by_default(sandbox: Sandbox, provider: Provider) -> None:
     assert outward.exit_code != 0, outward.output
     inward = sandbox.exec(
         # The listener may start late on a loaded machine: the client tries again until it is up.
-        f"(nc -l -p {port} >/tmp/got || nc -l {port} >/tmp/got) & "
+        # Its stdin stays open (a listener that sees end of input first may close before reading
+        # what arrived), and it appends, so the second spelling cannot wipe what the first got.
+        f"( (sleep 20 | nc -l -p {port} || sleep 20 | nc -l {port}) >>/tmp/got 2>/dev/null ) & "
         f"for i in $(seq 20); do sleep 0.5; echo ping | nc -w 2 127.0.0.1 {port} && break; done; "
         "for i in $(seq 20); do grep -q ping /tmp/got 2>/dev/null && break; sleep 0.25; done; cat /tmp/got",
         timeout=30,
