@@ -32,12 +32,12 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import sandbox_labels
 
 from ..bubblewrap.images import SKOPEO_TRANSPORTS
 from ..bubblewrap.images import tag_key
 from ..bubblewrap.provider import connect_docker
 from ..bubblewrap.provider import docker_image_id
-from ..bubblewrap.provider import sandbox_labels
 from . import commands
 from .commands import Instance
 from .sandbox import ApptainerSandbox

@@ -34,6 +34,8 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import sandbox_labels
+from pytest_swe.api.sandbox import sandbox_ttl
 
 from ..docker.provider import parse_size
 from . import cgroups
@@ -47,7 +49,6 @@ from .layer import pick_mode
 from .sandbox import ENTER
 from .sandbox import BubblewrapSandbox
 
-KEEP_TTL = 24 * 3600
 DEFAULT_DISK_LIMIT = "10g"
 REAP_PARALLEL = 8
 DOCKER_TIMEOUT = 5.0
@@ -90,24 +91,6 @@ def dev_args() -> list[str]:
                          ("stderr", "/proc/self/fd/2")):  # fmt: skip
         args += ["--symlink", target, f"/dev/{name}"]
     return args
-
-
-def sandbox_labels(run: RunInfo, spec: SandboxSpec) -> dict[str, str]:
-    """The labels a sandbox carries, as the Docker provider writes them: the run, the owner, the ttl."""
-    ttl = KEEP_TTL if spec.keep else spec.ttl
-    return {
-        LABEL: "1",
-        f"{LABEL}.run": run.run_id,
-        f"{LABEL}.owner-pid": str(run.owner_pid),
-        f"{LABEL}.owner-host": run.owner_host,
-        f"{LABEL}.owner-start": run.owner_start,
-        f"{LABEL}.worker": run.worker,
-        f"{LABEL}.created": str(int(time.time())),
-        f"{LABEL}.ttl": str(int(ttl)),
-        f"{LABEL}.role": spec.role,
-        f"{LABEL}.keep": "1" if spec.keep else "0",
-        **spec.labels,
-    }
 
 
 def connect_docker(host: str | None) -> Any:
@@ -383,7 +366,7 @@ class BubblewrapProvider:
         argv += ["--hostname", sandbox_id, "--ro-bind", str(base / "hosts"), "/etc/hosts"]
         for host, inside in spec.mounts.items():
             argv += ["--bind", host, inside]
-        ttl = int(KEEP_TTL if spec.keep else spec.ttl)
+        ttl = sandbox_ttl(spec)
         read_end, write_end = os.pipe()
         joins = groups.procs_files("keep") if groups.controllers else []
         argv += [

@@ -19,6 +19,8 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import sandbox_labels
+from pytest_swe.api.sandbox import sandbox_ttl
 
 from . import images
 from .engine import engine_errors
@@ -26,7 +28,6 @@ from .engine import sdk
 from .engine import unreachable_message
 from .sandbox import DockerSandbox
 
-KEEP_TTL = 24 * 3600
 REAP_PARALLEL = 8
 REMOVE_PARALLEL = 2
 """Removals in flight at once from :meth:`DockerProvider.remove_soon`."""
@@ -135,20 +136,7 @@ class DockerProvider:
             return False
 
     def labels(self, spec: SandboxSpec) -> dict[str, str]:
-        ttl = KEEP_TTL if spec.keep else spec.ttl
-        return {
-            LABEL: "1",
-            f"{LABEL}.run": self.run.run_id,
-            f"{LABEL}.owner-pid": str(self.run.owner_pid),
-            f"{LABEL}.owner-host": self.run.owner_host,
-            f"{LABEL}.owner-start": self.run.owner_start,
-            f"{LABEL}.worker": self.run.worker,
-            f"{LABEL}.created": str(int(time.time())),
-            f"{LABEL}.ttl": str(int(ttl)),
-            f"{LABEL}.role": spec.role,
-            f"{LABEL}.keep": "1" if spec.keep else "0",
-            **spec.labels,
-        }
+        return sandbox_labels(self.run, spec)
 
     # -- images (the ImageBuilder protocol) ---------------------------------------------------
 
@@ -193,7 +181,7 @@ class DockerProvider:
 
     def create(self, spec: SandboxSpec) -> DockerSandbox:
         self.ensure_image(spec.image)
-        ttl = int(KEEP_TTL if spec.keep else spec.ttl)
+        ttl = sandbox_ttl(spec)
         kwargs: dict[str, Any] = {
             "image": spec.image,
             "entrypoint": ["sleep"],

@@ -9,7 +9,6 @@ selects only its pod and allows no ingress and no egress.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,11 +16,12 @@ from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import sandbox_labels
+from pytest_swe.api.sandbox import sandbox_ttl
 
 from .client import sdk
 
 CONTAINER = "sandbox"
-KEEP_TTL = 24 * 3600
 SANDBOX_LABEL = f"{LABEL}.sandbox"
 """The label naming one pod: its NetworkPolicy selects by it."""
 PULL_POLICY = {"missing": "IfNotPresent", "always": "Always", "never": "Never"}
@@ -51,26 +51,9 @@ def quantity_cpus(cpus: float) -> str:
     return f"{max(1, round(cpus * 1000))}m"
 
 
-def ttl_of(spec: SandboxSpec) -> int:
-    return int(KEEP_TTL if spec.keep else spec.ttl)
-
-
 def labels(spec: SandboxSpec, run: RunInfo, name: str) -> dict[str, str]:
     """The pod's labels: what ``reap`` selects by and what decides whether its owner is gone."""
-    raw = {
-        LABEL: "1",
-        f"{LABEL}.run": run.run_id,
-        f"{LABEL}.owner-pid": str(run.owner_pid),
-        f"{LABEL}.owner-host": run.owner_host,
-        f"{LABEL}.owner-start": run.owner_start,
-        f"{LABEL}.worker": run.worker,
-        f"{LABEL}.created": str(int(time.time())),
-        f"{LABEL}.ttl": str(ttl_of(spec)),
-        f"{LABEL}.role": spec.role,
-        f"{LABEL}.keep": "1" if spec.keep else "0",
-        SANDBOX_LABEL: name,
-        **spec.labels,
-    }
+    raw = {**sandbox_labels(run, spec), SANDBOX_LABEL: name, **spec.labels}  # the row's own win, as before
     return {key: label_value(value) for key, value in raw.items()}
 
 
@@ -96,7 +79,7 @@ def pod(spec: SandboxSpec, run: RunInfo, name: str, options: Mapping[str, Any]) 
     k8s = sdk().client
     disk = options.get("disk_limit")
     disk_limit = quantity_bytes(disk, "provider.disk_limit") if disk else None
-    ttl = ttl_of(spec)
+    ttl = sandbox_ttl(spec)
     container = k8s.V1Container(
         name=CONTAINER,
         image=spec.image,

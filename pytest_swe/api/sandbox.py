@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 import uuid
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -342,6 +343,33 @@ def owner_alive(pid: int, start: str) -> bool:
     except psutil.AccessDenied:
         return True
     return not start or process_start(pid) == start
+
+
+KEEP_TTL = 24 * 3600
+"""How long a sandbox kept for debugging (``--swe-keep``) lives before a reap may take it."""
+
+
+def sandbox_ttl(spec: SandboxSpec) -> int:
+    """The seconds a sandbox may live: its ttl, or a day when it is kept."""
+    return int(KEEP_TTL if spec.keep else spec.ttl)
+
+
+def sandbox_labels(run: RunInfo, spec: SandboxSpec) -> dict[str, str]:
+    """The ``pytest-swe.*`` labels every provider writes on a sandbox: the run, the owner, the ttl
+    (what :func:`is_orphan` and ``reap`` read)."""
+    return {
+        LABEL: "1",
+        f"{LABEL}.run": run.run_id,
+        f"{LABEL}.owner-pid": str(run.owner_pid),
+        f"{LABEL}.owner-host": run.owner_host,
+        f"{LABEL}.owner-start": run.owner_start,
+        f"{LABEL}.worker": run.worker,
+        f"{LABEL}.created": str(int(time.time())),
+        f"{LABEL}.ttl": str(sandbox_ttl(spec)),
+        f"{LABEL}.role": spec.role,
+        f"{LABEL}.keep": "1" if spec.keep else "0",
+        **spec.labels,
+    }
 
 
 def is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:

@@ -37,6 +37,7 @@ from kubernetes.stream import ws_client  # noqa: E402
 
 from pytest_swe.api.errors import ConfigError  # noqa: E402
 from pytest_swe.api.errors import InfraError  # noqa: E402
+from pytest_swe.api.sandbox import KEEP_TTL  # noqa: E402
 from pytest_swe.api.sandbox import SandboxSpec  # noqa: E402
 from pytest_swe.api.sandbox import this_run  # noqa: E402
 from pytest_swe.providers.kubernetes import KubernetesProvider  # noqa: E402
@@ -371,9 +372,9 @@ def test_k8s_label_values_are_valid_whatever_the_host(tmp_path: Path) -> None:
 
 def test_k8s_kept_sandbox_lives_a_day(tmp_path: Path) -> None:
     pod = manifests.pod(spec(tmp_path, keep=True), this_run(), "p", {})
-    assert pod.spec.active_deadline_seconds == manifests.KEEP_TTL
+    assert pod.spec.active_deadline_seconds == KEEP_TTL
     assert pod.metadata.labels["pytest-swe.keep"] == "1"
-    assert pod.spec.containers[0].command == ["sleep", str(manifests.KEEP_TTL)]
+    assert pod.spec.containers[0].command == ["sleep", str(KEEP_TTL)]
 
 
 @pytest.mark.parametrize("size", ["lots", "0", "-1g", True])
