@@ -3,9 +3,11 @@
 :func:`plan_for` decides, from the eval script and the task, which graded test files get
 canaries (only files the test command runs whole, for the runners whose output the family
 reads: pytest, Django's runner, SymPy's ``bin/test``, unittest) and whether the result channel
-can load (a direct pytest invocation). :func:`install` ships ``hook.py`` and ``channel.py`` into
-the sandbox and records the start-up state; :func:`instrument` puts the probe's two steps into
-the eval script around the test command; :func:`collect` reads back what they wrote.
+can load (a direct pytest invocation). :func:`install_files` are the files that go into the
+sandbox with the eval script (``hook.py`` and the plan that carries the rest); :func:`instrument`
+puts the probe's steps into the eval script around the test command; :func:`collect` (or
+:func:`collect_script` and :func:`read_collected`, in a command with other reads) reads back
+what they wrote.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from importlib.resources import files
 from typing import Any
 
 from pytest_swe.api.sandbox import Sandbox
-from pytest_swe.api.sandbox import write_files
 
 from ..diff import patch_paths
 from ..paths import SHADOWABLE
@@ -251,11 +252,6 @@ def install_files(plan: Plan, test_patch: str | None) -> dict[str, tuple[bytes, 
     }
 
 
-def install(sandbox: Sandbox, plan: Plan, test_patch: str | None) -> None:
-    """Ship the probe into the sandbox, in one write where the sandbox can batch files."""
-    write_files(sandbox, install_files(plan, test_patch))
-
-
 def _step(plan: Plan, mode: str) -> str:
     run = f'"$__swe_py" {plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err'
     if mode == "pre":
@@ -321,10 +317,16 @@ exit 0
 """
 
 
-def collect_script(plan: Plan) -> str:
-    """The command that prints what the probe's steps wrote, as a bundle :func:`read_collected` reads."""
+def _outputs(plan: Plan) -> tuple[str, str]:
+    """The files the channel and the watch write to ('' for one that is not enabled)."""
     channel = plan.channel.get("out", "") if plan.channel.get("enable") else ""
     watch = plan.watch.get("out", "") if plan.watch.get("enable") else ""
+    return channel, watch
+
+
+def collect_script(plan: Plan) -> str:
+    """The command that prints what the probe's steps wrote, as a bundle :func:`read_collected` reads."""
+    channel, watch = _outputs(plan)
     return _COLLECT.format(
         dir=plan.dir,
         channel=shlex.quote(channel) if channel else "",
@@ -347,8 +349,7 @@ def read_collected(plan: Plan, output: str) -> ProbeResults:
     """The probe's results from the output of :func:`collect_script`."""
     from ..tree import unbundle
 
-    channel = plan.channel.get("out", "") if plan.channel.get("enable") else ""
-    watch = plan.watch.get("out", "") if plan.watch.get("enable") else ""
+    channel, watch = _outputs(plan)
     parts = unbundle(output.encode("utf-8", errors="surrogateescape"))
     results = ProbeResults()
     results.pre = _loads(parts.get("pre.json")) or {}
