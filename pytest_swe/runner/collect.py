@@ -7,12 +7,9 @@ so ``pytest benchmarks/ -k demo`` does not download anything for other benchmark
 
 from __future__ import annotations
 
-import atexit
-import gc
 import hashlib
 import os
 import warnings
-from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +23,7 @@ from pytest_swe.api.errors import DatasetUnavailable
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.family import marker_name
 from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.runner import heap
 from pytest_swe.runner import options
 from pytest_swe.runner.config import peek_markers
 from pytest_swe.runner.config import peek_name
@@ -221,7 +219,12 @@ class Benchmark(pytest.Collector):
                     self, name=f"{settings.name}[dataset-unavailable]", reason=message
                 )
             ]
-        return _without_gc_passes(lambda: list(self._items(index.refs(), settings)))
+        # Each item is a dozen objects that live until the session ends: made with the cyclic
+        # collector paused, then frozen (see runner.heap).
+        with heap.paused():
+            items = list(self._items(index.refs(), settings))
+        heap.freeze(self.config)
+        return items
 
     def _items(self, refs: Iterable[RowRef], settings: BenchmarkSettings) -> Iterator[pytest.Item]:
         wanted = set(settings.dataset.instances) if settings.dataset.instances is not None else None
@@ -252,44 +255,6 @@ class Benchmark(pytest.Collector):
             )
             fixtureinfo = item._fixtureinfo  # pytest's private fixture closure: every row shares the first's
             yield item
-
-
-def _without_gc_passes(make: Callable[[], list[pytest.Item]]) -> list[pytest.Item]:
-    """Make a benchmark's items with the cyclic garbage collector paused, then freeze them.
-
-    Each item is a dozen objects that live until the session ends: the collector would walk
-    all of them again on every pass while they are made (half of the time of making 25,000), and
-    again on every pass of the run. Frozen, they are out of its way until :func:`thaw` at the end
-    of the session hands them back (an in-process pytest run must not keep its items forever).
-    """
-    global _froze, _freeze_at_exit
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return make()
-    finally:
-        gc.freeze()
-        _froze = True
-        if collecting:
-            gc.enable()
-        if not _freeze_at_exit:
-            # At the interpreter's exit everything is frozen again: its last collections would
-            # walk every item of the session once more (0.7 s for 25,000) only to free memory
-            # the process is about to give back. Nothing is skipped but cyclic garbage collection.
-            atexit.register(gc.freeze)
-            _freeze_at_exit = True
-
-
-_froze = False
-_freeze_at_exit = False
-
-
-def thaw() -> None:
-    """Give what collection froze back to the garbage collector (at the session's end)."""
-    global _froze
-    if _froze:
-        gc.unfreeze()
-        _froze = False
 
 
 def swe_instance(swe_verdict: Any, swe_task: Any, request: pytest.FixtureRequest) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import cleanup
 from pytest_swe.runner import debugging
+from pytest_swe.runner import heap
 from pytest_swe.runner import interrupt
 from pytest_swe.runner import options
 from pytest_swe.runner import prestart
@@ -26,7 +28,6 @@ from pytest_swe.runner.collect import UnavailableItem
 from pytest_swe.runner.collect import is_benchmark_file
 from pytest_swe.runner.collect import register_benchmark_markers
 from pytest_swe.runner.collect import split_shard
-from pytest_swe.runner.collect import thaw
 from pytest_swe.runner.header import header_lines
 from pytest_swe.runner.ledger import Ledger
 from pytest_swe.runner.outcome import item_properties
@@ -107,8 +108,8 @@ def _owner_and_dir(config: pytest.Config) -> tuple[RunInfo, Path]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     # Registered before any other plugin's cleanup, so it runs last: pytest's own end-of-session
-    # garbage collections still find the items frozen (see collect.thaw).
-    config.add_cleanup(thaw)
+    # garbage collections still find the session's objects frozen (see runner.heap).
+    config.add_cleanup(functools.partial(heap.thaw, config))
     _register_plugins(config)
     config.addinivalue_line(
         "markers", "swe_task(benchmark_file, instance_id): give a test the pytest-swe fixtures of one task"
@@ -148,6 +149,11 @@ def _register_marker(config: pytest.Config, name: str, kind: str) -> None:
     from pytest_swe.runner.collect import register_marker
 
     register_marker(config, marker_name(name), f"pytest-swe {kind} {name}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    heap.freeze(session.config)  # what is loaded by now lives as long as the session (runner.heap)
 
 
 @pytest.hookimpl(tryfirst=True)
