@@ -156,6 +156,45 @@ def test_an_image_in_use_stays_until_a_later_check() -> None:
     assert sorted(budget.finished("t::b")) == ["a:1", "b:1"]
 
 
+class CountingDisk(Disk):
+    """A :class:`Disk` that also answers per tag, and counts how it was asked."""
+
+    def __init__(self, sizes: dict[str, int]) -> None:
+        super().__init__(sizes)
+        self.listings = 0
+        self.asked: list[str] = []
+
+    def image_sizes(self) -> dict[str, int]:
+        self.listings += 1
+        return super().image_sizes()
+
+    def image_exists(self, tag: str) -> bool:
+        self.asked.append(tag)
+        return images.local_name(tag) in self.sizes
+
+    def pull_image(self, tag: str) -> None: ...
+
+    def build_image(self, context: bytes, tag: str, *, network: bool = False) -> None: ...
+
+    def import_image(self, rootfs: Path, tag: str) -> None: ...
+
+
+@pytest.mark.parametrize("count", [2, images.LIST_FROM - 1, images.LIST_FROM, 3 * images.LIST_FROM])
+def test_missing_images_are_found_by_asking_for_a_few_and_by_one_listing_for_many(count: int) -> None:
+    """A listing costs as much as dozens of questions on an engine with hundreds of images, so a
+    run of a few images asks for each; either way the answer is the same."""
+    tags = [f"r.local/x/{n}" if n % 3 == 0 else f"r.local/x/{n}:1" for n in range(count)]
+    here = {images.local_name(t): 1 for t in tags[::2]}
+    here["unrelated:1"] = 1
+    disk = CountingDisk(here)
+    absent = images.missing(disk, [*tags, tags[0]])
+    assert absent == tags[1::2]
+    if count < images.LIST_FROM:
+        assert (disk.listings, disk.asked) == (0, tags)
+    else:
+        assert (disk.listings, disk.asked) == (1, [])
+
+
 # --- a real registry ---------------------------------------------------------------------------------
 
 

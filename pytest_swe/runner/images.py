@@ -129,10 +129,17 @@ def local_name(tag: str) -> str:
     return tag if "@" in tag or ":" in tag.rsplit("/", 1)[-1] else f"{tag}:latest"
 
 
+LIST_FROM = 64
+"""From this many tags on, :func:`missing` lists the engine's images once instead of asking per
+tag: on a Docker engine holding a few hundred images a listing took 0.17 s and one inspection
+2.5 ms, and a listing's cost grows with the images on the engine, not with those asked for."""
+
+
 def missing(builder: ImageBuilder, tags: Iterable[str]) -> list[str]:
-    """The tags that are not here, in order (one listing when the provider can list its images)."""
+    """The tags that are not here, in order (one listing for many tags when the provider can list
+    its images, else one question per tag)."""
     todo = list(dict.fromkeys(tags))
-    if isinstance(builder, ImageStore) and len(todo) > 1:
+    if isinstance(builder, ImageStore) and len(todo) >= LIST_FROM:
         here = set(builder.image_sizes())
         return [
             t for t in todo if local_name(t) not in here and ("@" not in t or not builder.image_exists(t))
