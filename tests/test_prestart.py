@@ -3,11 +3,16 @@ removed otherwise, and none left starting or unclaimed when the run ends."""
 
 from __future__ import annotations
 
+import json
 import threading
+
+import pytest
 
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.runner.prestart import Prestarts
+
+from conftest import SweProject
 
 
 class FakeSandbox:
@@ -70,3 +75,67 @@ def test_close_removes_what_is_unclaimed_and_offers_nothing_more() -> None:
     assert slow.closed.is_set()
     store.offer("b.yaml::y", spec(), lambda s: FakeSandbox(s))
     assert store.claim("b.yaml::y", spec()) is None
+
+
+_EVENTS_PLUGIN = """
+import json, os, threading, time
+from pytest_swe.providers.docker.provider import DockerProvider
+from pytest_swe.providers.docker.sandbox import DockerSandbox
+
+_lock = threading.Lock()
+
+def _log(kind, what, start):
+    with _lock, open(os.environ["EVENTS"], "a") as f:
+        f.write(json.dumps([kind, what, start, time.monotonic()]) + "\\n")
+
+_create, _exec = DockerProvider.create, DockerSandbox.exec
+
+def create(self, spec):
+    start = time.monotonic()
+    try:
+        return _create(self, spec)
+    finally:
+        _log("create", spec.image, start)
+
+def exec_(self, command, **kw):
+    start = time.monotonic()
+    try:
+        return _exec(self, command, **kw)
+    finally:
+        what = "eval" if command.startswith("/bin/bash /eval.sh") else "apply" if "patch.diff" in command else "other"
+        _log(what, self.spec.image, start)
+
+DockerProvider.create, DockerSandbox.exec = create, exec_
+"""
+
+
+def test_the_next_sandbox_starts_when_the_eval_script_does_not_during_the_apply(
+    swe_project: SweProject, demo_images: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starting a container is the engine's work, and beside the patch's apply it slowed the apply
+    by a third; it runs beside the eval script instead, and each next item still claims it."""
+    swe_project.demo()
+    events = swe_project.path / "events.jsonl"
+    (swe_project.path / "swe_events.py").write_text(_EVENTS_PLUGIN)
+    monkeypatch.setenv("EVENTS", str(events))
+    monkeypatch.setenv("PYTHONPATH", str(swe_project.path))
+    run = swe_project.run(
+        "benchmarks/",
+        "-k",
+        "calc or confkit or envfile",
+        "--swe-agent",
+        "gold",
+        "-p",
+        "swe_events",
+        subprocess=True,
+    )
+    run.result.assert_outcomes(passed=3)
+    log = [json.loads(line) for line in events.read_text().splitlines()]
+    creates = [e for e in log if e[0] == "create"]
+    evals = [e for e in log if e[0] == "eval"]
+    applies = [e for e in log if e[0] == "apply"]
+    assert len(creates) == len(evals) == len(applies) == 3  # every next item claimed its sandbox
+    for before in range(2):
+        ahead = next(e for e in creates if e[1] == applies[before + 1][1])
+        assert ahead[2] >= applies[before][3], (ahead, applies[before])  # after item N's apply
+        assert ahead[2] < evals[before][3], (ahead, evals[before])  # beside item N's eval script

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from contextlib import contextmanager
@@ -63,6 +64,9 @@ class EvalContext:
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per grading phase (``apply``: the patch and its guards, ``script``: the eval
     script's own run), for the item's ``time_<phase>`` properties."""
+    on_script: Callable[[], None] | None = None
+    """Called once, right before the eval script runs (:meth:`script_starts`): work that may run
+    beside the script, such as starting the next item's sandbox, without slowing what comes first."""
 
     @contextmanager
     def timed(self, phase: str) -> Iterator[None]:
@@ -72,6 +76,12 @@ class EvalContext:
             yield
         finally:
             self.timings[phase] = self.timings.get(phase, 0.0) + time.monotonic() - start
+
+    def script_starts(self) -> None:
+        """The eval script is about to run: call :attr:`on_script`, the first time only."""
+        started, self.on_script = self.on_script, None
+        if started is not None:
+            started()
 
     def save(self, name: str, data: str | bytes) -> str:
         """Write an artifact (eval script, log, ...) and remember its path under ``name``."""

@@ -94,6 +94,7 @@ def run_script(
     ctx.save(path.rsplit("/", 1)[-1], script)
     write_files(sandbox, {**(files or {}), path: (script.encode("utf-8", errors="surrogateescape"), 0o755)})
     before = limit_counters(sandbox)
+    ctx.script_starts()
     with ctx.timed("script"):
         result = sandbox.exec(
             command or f"/bin/bash {path}",

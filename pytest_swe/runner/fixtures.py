@@ -10,6 +10,7 @@ to get the same fixtures for that task.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -317,8 +318,6 @@ def swe_eval_sandbox(
     spec = sandbox_spec(swe_task, swe_settings, role="eval", keep=get_session(request.config).keep)
     sandbox = _open_sandbox(request, swe_provider, spec, swe_deadline)
     request.node.stash[eval_sandbox_key] = sandbox
-    # Only an item graded in a sandbox starts the next one's ahead: a run of cache hits starts none.
-    _start_next_eval_sandbox(request)
     try:
         yield sandbox
     finally:
@@ -388,6 +387,10 @@ def swe_verdict(
         artifacts=swe_artifacts,
         timeout=swe_deadline.cap(swe_settings.timeouts.eval),
         output_limit=swe_settings.limits.output_bytes,
+        # The next item's eval sandbox starts when this item's eval script does: only an item
+        # graded in a sandbox starts one (a run of cache hits starts none), and not while this
+        # one's patch is applied, which the engine's work of starting a container slowed.
+        on_script=functools.partial(_start_next_eval_sandbox, request),
     )
     save_grading_inputs(swe_artifacts, swe_task, swe_settings)
     patch = swe_agent_result.patch or ""
