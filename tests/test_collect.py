@@ -246,20 +246,13 @@ _FREEZE_PROBE = (
 )
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist-controller"])
-def test_a_session_ends_with_its_heap_frozen_and_then_thaws_it(
-    swe_project: SweProject, no_docker: None, workers: list[str]
-) -> None:
-    """pytest collects five times at the session's end (for unraisable exceptions); over the
-    unfrozen heap of the loaded plugins that took a third of a second per process. A session
-    without benchmark items (the xdist controller's, or plain tests) has no collection that
-    freezes; the freeze at the session's start covers it. When pytest returns, the collector
-    has everything back."""
+def _freeze_counts(swe_project: SweProject, *args: str) -> tuple[int, str]:
+    """Run pytest in a fresh interpreter: how many objects were frozen when the controller's (or
+    the only) session ended, and what pytest's return left frozen."""
     (swe_project.path / "conftest.py").write_text(_FREEZE_PROBE)
-    (swe_project.path / "test_plain.py").write_text("def test_plain():\n    pass\n")
     code = (
         "import gc, sys, pytest\n"
-        f"rc = pytest.main(['test_plain.py', '-q', '-p', 'no:cacheprovider', *{workers!r}])\n"
+        f"rc = pytest.main([*{list(args)!r}, '-q', '-p', 'no:cacheprovider'])\n"
         "print('frozen after:', gc.get_freeze_count())\n"
         "sys.exit(rc)\n"
     )
@@ -267,8 +260,34 @@ def test_a_session_ends_with_its_heap_frozen_and_then_thaws_it(
         [sys.executable, "-c", code], cwd=swe_project.path, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert int((swe_project.path / "frozen-at-end.txt").read_text()) > 10_000
-    assert "frozen after: 0" in done.stdout, done.stdout[-500:]
+    return int((swe_project.path / "frozen-at-end.txt").read_text()), done.stdout
+
+
+def test_the_xdist_controller_ends_a_benchmark_run_with_its_heap_frozen_then_thaws_it(
+    swe_project: SweProject, demo_images: list[str]
+) -> None:
+    """pytest collects five times at the session's end (for unraisable exceptions); over the
+    unfrozen heap of the loaded plugins that took a third of a second per process. The xdist
+    controller collects no item: it freezes when its first worker reports benchmark items. When
+    pytest returns, the collector has everything back."""
+    swe_project.demo()
+    frozen, out = _freeze_counts(swe_project, "benchmarks/", "-k", "calc", "-n", "1", "--swe-agent", "gold")
+    assert frozen > 10_000
+    assert "frozen after: 0" in out, out[-500:]
+
+
+def test_a_session_without_benchmark_items_leaves_the_collector_alone(swe_project: SweProject) -> None:
+    """Installed, the plugin loads in every pytest run of the environment: a project's own tests
+    that search ``gc.get_objects()`` (leak checks, say) must find what they always found."""
+    (swe_project.path / "test_plain.py").write_text(
+        "import gc, pytest\n"
+        "def test_finds_the_config():\n"
+        "    assert any(type(o) is pytest.Config for o in gc.get_objects())\n"
+    )
+    frozen, out = _freeze_counts(swe_project, "test_plain.py", "-n", "1")
+    assert frozen == 0 and "1 passed" in out, out[-500:]
+    frozen, out = _freeze_counts(swe_project, "test_plain.py")
+    assert frozen == 0 and "1 passed" in out, out[-500:]
 
 
 def test_a_run_exits_without_the_collector_walking_its_items_again(

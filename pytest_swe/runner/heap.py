@@ -1,13 +1,14 @@
 """The cyclic garbage collector and a run's long-lived objects.
 
-A run holds large numbers of objects that live as long as its session: the loaded modules and
-classes, and tens of thousands of items in a large benchmark. Every full pass of the cyclic
-collector walks all of them, and pytest makes five full passes at the session's end (to surface
-unraisable exceptions): over an unfrozen heap that is a third of a second in every pytest
-process, the xdist controller included. So the session that starts first in a process freezes
-what is alive once its plugins are loaded and again after collection, and gives it all back to
-the collector when it ends. A session nested in it (an in-process pytest run) leaves the
-collector as it found it.
+A benchmark run holds large numbers of objects that live as long as its session: the loaded
+modules and classes, and tens of thousands of items in a large benchmark. Every full pass of the
+cyclic collector walks all of them, and pytest makes five full passes at the session's end (to
+surface unraisable exceptions): over an unfrozen heap that is a third of a second in every pytest
+process, the xdist controller included. So a session with benchmark items freezes what is alive
+once its items are collected (a worker, or a run without xdist) or once the first worker reports
+them (the controller), and gives it all back to the collector when it ends. Only such sessions:
+frozen objects are out of ``gc.get_objects()``, which a project's own tests may rely on. A session
+nested in one that froze (an in-process pytest run) leaves the collector as it found it.
 """
 
 from __future__ import annotations

@@ -151,11 +151,6 @@ def _register_marker(config: pytest.Config, name: str, kind: str) -> None:
     register_marker(config, marker_name(name), f"pytest-swe {kind} {name}")
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionstart(session: pytest.Session) -> None:
-    heap.freeze(session.config)  # what is loaded by now lives as long as the session (runner.heap)
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     interrupt.rearm(item.config)

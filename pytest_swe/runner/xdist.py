@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe.runner import heap
 from pytest_swe.runner import preflight
 from pytest_swe.runner.cleanup import reap
 from pytest_swe.runner.interrupt import note
@@ -85,6 +86,7 @@ class XdistController:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if any(map(is_benchmark_nodeid, ids)):
             get_session(self.config).had_items = True
+            heap.freeze(self.config)  # the controller collects no item itself (see runner.heap)
         if not self.checked:  # every worker collects the same items: check the first collection once
             self.checked = True
             if will_run(self.config):
