@@ -82,3 +82,23 @@ def test_kept_sandboxes_have_a_way_out(
         for run_id in runs:
             for info in labelled_containers(docker_engine, run=run_id):
                 docker_engine.api.remove_container(info["Id"], force=True)
+
+
+@pytest.mark.parametrize(
+    ("keep", "kept", "orphan", "taken"),
+    [
+        ("0", False, None, True),  # a run's own sandboxes go, the kept ones stay
+        ("1", False, None, False),
+        ("1", True, None, True),  # --kept: only the kept ones
+        ("0", True, None, False),
+        ("1", None, None, True),  # both
+        ("0", None, None, True),
+        ("1", False, True, True),  # an orphan reap follows the orphan rule alone (ttl ends a kept one)
+        ("0", False, False, False),
+    ],
+)
+def test_which_sandboxes_a_reap_takes(keep: str, kept: bool | None, orphan: bool | None, taken: bool) -> None:
+    """One selection rule for every provider's ``reap`` (``api.sandbox.reap_takes``)."""
+    from pytest_swe.api.sandbox import reap_takes
+
+    assert reap_takes({"pytest-swe.keep": keep}, kept=kept, orphan=orphan) is taken

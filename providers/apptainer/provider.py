@@ -32,6 +32,7 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import reap_takes
 from pytest_swe.api.sandbox import sandbox_labels
 
 from ..bubblewrap.images import SKOPEO_TRANSPORTS
@@ -260,13 +261,10 @@ class ApptainerProvider:
                 continue
             if worker and labels.get(f"{LABEL}.worker", named[1]) != worker:
                 continue
-            if orphans:
-                # No labels: started with another ``root`` (its owner is unknown here), left alone.
-                if not labels or not is_orphan(labels, now, host):
-                    continue
-            elif kept is not None and (labels.get(f"{LABEL}.keep") == "1") != kept:
-                continue
-            doomed.append(instance.name)
+            # No labels: started with another ``root`` (its owner is unknown here), no orphan.
+            orphan = bool(labels) and is_orphan(labels, now, host) if orphans else None
+            if reap_takes(labels, kept=kept, orphan=orphan):
+                doomed.append(instance.name)
         return [name for name in doomed if self.remove(name).removed]
 
     def _labels_of(self, name: str) -> dict[str, str]:

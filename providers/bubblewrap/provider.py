@@ -34,6 +34,7 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import reap_takes
 from pytest_swe.api.sandbox import sandbox_labels
 from pytest_swe.api.sandbox import sandbox_ttl
 
@@ -526,12 +527,10 @@ class BubblewrapProvider:
                 continue
             if worker and labels.get(f"{LABEL}.worker") != worker:
                 continue
-            if orphans:
-                if not self._is_orphan(meta, labels, now, host):
-                    continue
-            elif kept is not None and (labels.get(f"{LABEL}.keep") == "1") != kept:
-                continue
-            doomed.append(base.name)
+            if reap_takes(
+                labels, kept=kept, orphan=self._is_orphan(meta, labels, now, host) if orphans else None
+            ):
+                doomed.append(base.name)
         if not doomed:
             return []
         with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(doomed))) as pool:

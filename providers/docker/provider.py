@@ -19,6 +19,7 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import reap_takes
 from pytest_swe.api.sandbox import sandbox_labels
 from pytest_swe.api.sandbox import sandbox_ttl
 
@@ -293,12 +294,8 @@ class DockerProvider:
         doomed = []
         for info in containers:
             labels = info.get("Labels") or {}
-            if orphans and not is_orphan(labels, now, host):
-                continue
-            is_kept = labels.get(f"{LABEL}.keep") == "1"
-            if not orphans and kept is not None and is_kept != kept:
-                continue
-            doomed.append(info["Id"])
+            if reap_takes(labels, kept=kept, orphan=is_orphan(labels, now, host) if orphans else None):
+                doomed.append(info["Id"])
         if not doomed:
             return []
         # In parallel: after a Ctrl-C every sandbox of the run goes at once, not one after the other.

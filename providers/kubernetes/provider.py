@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_swe.api.errors import InfraError
-from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import reap_takes
 
 from . import manifests
 from .client import api_errors
@@ -304,12 +304,8 @@ class KubernetesProvider:
         doomed = []
         for pod in pods:
             labels = pod.metadata.labels or {}
-            if orphans and not is_orphan(labels, now, host):
-                continue
-            is_kept = labels.get(f"{LABEL}.keep") == "1"
-            if not orphans and kept is not None and is_kept != kept:
-                continue
-            doomed.append(pod.metadata.name)
+            if reap_takes(labels, kept=kept, orphan=is_orphan(labels, now, host) if orphans else None):
+                doomed.append(pod.metadata.name)
         removed: list[str] = []
         if doomed:
             with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(doomed))) as pool:

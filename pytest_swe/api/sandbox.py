@@ -392,6 +392,15 @@ def is_orphan(labels: Mapping[str, str], now: float, host: str) -> bool:
     return not owner_alive(pid, labels.get(f"{LABEL}.owner-start", ""))
 
 
+def reap_takes(labels: Mapping[str, str], *, kept: bool | None, orphan: bool | None) -> bool:
+    """Whether ``Provider.reap`` removes a sandbox with these labels. ``orphan``: None when the
+    reap is not for orphans, else whether this one is (:func:`is_orphan`, or a provider's stricter
+    rule). Otherwise ``kept`` picks the kept ones (True), the others (False) or both (None)."""
+    if orphan is not None:
+        return orphan
+    return kept is None or (labels.get(f"{LABEL}.keep") == "1") == kept
+
+
 def this_run(worker: str = "main", run_id: str | None = None, owner_pid: int | None = None) -> RunInfo:
     """The identity of this run (a new run id unless given); ``owner_pid`` defaults to this process."""
     pid = owner_pid or os.getpid()
