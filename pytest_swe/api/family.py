@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
@@ -48,6 +49,16 @@ class RecordedTree(Protocol):
         ...
 
 
+@contextmanager
+def timed(timings: dict[str, float], phase: str) -> Iterator[None]:
+    """Add the seconds spent in the block to ``timings[phase]`` (a phase timed in parts adds up)."""
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        timings[phase] = timings.get(phase, 0.0) + time.monotonic() - start
+
+
 @dataclass
 class EvalContext:
     """What a family needs to run one evaluation besides the task, patch and sandbox."""
@@ -68,14 +79,9 @@ class EvalContext:
     """Called once, right before the eval script runs (:meth:`script_starts`): work that may run
     beside the script, such as starting the next item's sandbox, without slowing what comes first."""
 
-    @contextmanager
-    def timed(self, phase: str) -> Iterator[None]:
+    def timed(self, phase: str) -> AbstractContextManager[None]:
         """Add the time spent in the block to ``timings[phase]``."""
-        start = time.monotonic()
-        try:
-            yield
-        finally:
-            self.timings[phase] = self.timings.get(phase, 0.0) + time.monotonic() - start
+        return timed(self.timings, phase)
 
     def script_starts(self) -> None:
         """The eval script is about to run: call :attr:`on_script`, the first time only."""

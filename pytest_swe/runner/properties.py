@@ -8,10 +8,8 @@ the crash report of a dead worker read and write them through the names and func
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from collections.abc import Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import field
@@ -23,6 +21,7 @@ import pytest
 
 from pytest_swe.api.agent import AgentResult
 from pytest_swe.api.agent import ExitStatus
+from pytest_swe.api.family import timed
 from pytest_swe.api.patch import encode_patch
 from pytest_swe.api.patch import patch_sha256
 from pytest_swe.api.sandbox import CleanupResult
@@ -202,18 +201,13 @@ class ItemRecord:
     outcome: str | None = None
     sandboxes: list[str] = field(default_factory=list)
 
-    @contextmanager
-    def timed(self, phase: str) -> Iterator[None]:
-        start = time.monotonic()
-        try:
-            yield
-        finally:
-            self.timings[phase] = round(self.timings.get(phase, 0.0) + time.monotonic() - start, 3)
+    def timed(self, phase: str) -> AbstractContextManager[None]:
+        return timed(self.timings, phase)
 
     def add_timings(self, timings: Mapping[str, float]) -> None:
         """Phases timed elsewhere (the grading pipeline's ``apply`` and ``script``)."""
         for phase, seconds in timings.items():
-            self.timings[phase] = round(self.timings.get(phase, 0.0) + seconds, 3)
+            self.timings[phase] = self.timings.get(phase, 0.0) + seconds
 
     def identify(self, identity: Identity) -> None:
         self.properties.update(asdict(identity))
@@ -304,7 +298,7 @@ class ItemRecord:
         self.outcome = outcome.outcome
         props = {**self.properties, **asdict(outcome)}
         for phase, seconds in self.timings.items():
-            props[f"time_{phase}"] = seconds
+            props[f"time_{phase}"] = round(seconds, 3)
         props.update(extra)
         return props
 
