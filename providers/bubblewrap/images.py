@@ -89,13 +89,21 @@ def apply_layer(layer: Path, rootfs: Path) -> None:
         target = rootfs / path.parent
         if base == ".wh..wh..opq":  # opaque directory: nothing of the lower layers shows through
             if target.is_dir() and not target.is_symlink():
-                for child in target.iterdir():
-                    _remove(child)
+                _clear(target)
         else:
             _remove(target / base[len(".wh.") :])
     owner = ["--numeric-owner", "--same-owner"] if os.geteuid() == 0 else ["--no-same-owner"]
     argv = ["tar", "-x", "-p", *owner, "--exclude=.wh.*", "-C", str(rootfs), "-f", str(layer)]
     _run(argv, f"cannot apply layer {layer.name}", "image_missing")
+
+
+def chain_id(layers: list[str]) -> str:
+    """OCI's ChainID of a stack of layers (their diff ids, lowest first): the id of the file system
+    they make together, whatever image they belong to."""
+    chain = layers[0]
+    for diff_id in layers[1:]:
+        chain = "sha256:" + hashlib.sha256(f"{chain} {diff_id}".encode()).hexdigest()
+    return chain
 
 
 def _remove(path: Path) -> None:
@@ -105,13 +113,28 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
+def _clear(directory: Path) -> None:
+    """Empty ``directory``, keeping it."""
+    for child in directory.iterdir():
+        _remove(child)
+
+
 class ImageCache:
-    """The root filesystems under ``root`` (``images/``, ``tags/``)."""
+    """The root filesystems under ``root`` (``images/``, ``tags/``, ``chains/``).
+
+    ``chains/<chain id>`` keeps, as hard links, the file system of every stack of layers unpacked
+    from Docker, so an image whose lower layers were unpacked before (a benchmark's images all
+    built on one base, say) links those files instead of writing them again: the base is on disk
+    once, not once per image. Hard links are safe here because nothing writes into a cached file:
+    sandboxes get an overlay or a copy, and GNU tar replaces a file it extracts over (it unlinks
+    it first) rather than writing into it.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.images = root / "images"
         self.tags = root / "tags"
+        self.chains = root / "chains"
 
     # -- lookups ---------------------------------------------------------------------------------
 
@@ -157,6 +180,39 @@ class ImageCache:
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
+    def _seed(self, rootfs: Path, diff_ids: list[str]) -> int:
+        """Fill the empty ``rootfs`` with hard links to the longest stack of ``diff_ids`` kept in
+        ``chains/``; the number of layers that covers (0: none kept, or the links failed)."""
+        for count in range(len(diff_ids), 0, -1):
+            kept = self.chains / chain_id(diff_ids[:count]).replace("sha256:", "") / "rootfs"
+            if not kept.is_dir():
+                continue
+            linked = subprocess.run(["cp", "-al", f"{kept}/.", str(rootfs)], capture_output=True, check=False)
+            if linked.returncode == 0:
+                return count
+            _clear(rootfs)  # e.g. a file's hard-link limit reached: unpack in full instead
+            return 0
+        return 0
+
+    def _keep_chain(self, diff_ids: list[str], rootfs: Path) -> None:
+        """Keep the file system of these layers (``rootfs`` as it is now) as hard links in ``chains/``."""
+        final = self.chains / chain_id(diff_ids).replace("sha256:", "")
+        if final.exists():
+            return
+        self.chains.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".chain-", dir=self.chains))
+        try:
+            linked = subprocess.run(
+                ["cp", "-al", str(rootfs), str(staging / "rootfs")], capture_output=True, check=False
+            )
+            if linked.returncode == 0:
+                staging.rename(final)
+        except OSError:
+            pass  # another process kept the same chain first
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+
     def _store(self, digest: str, fill: Any, meta: dict[str, Any]) -> Image:
         """Make ``images/<digest>`` by ``fill(rootfs_dir)`` unless it exists; atomic by rename."""
         key = digest.replace("sha256:", "")
@@ -195,8 +251,12 @@ class ImageCache:
             "workdir": config.get("WorkingDir") or "/",
             "user": config.get("User") or "",
         }
+        diff_ids = [str(layer) for layer in (info.get("RootFS") or {}).get("Layers") or []]
 
         def fill(rootfs: Path) -> None:
+            seeded = self._seed(rootfs, diff_ids)
+            if diff_ids and seeded == len(diff_ids):
+                return  # every layer is on disk already: the image differs only in its config
             with tempfile.TemporaryDirectory(prefix="save-", dir=self.images) as tmp:
                 unpack = subprocess.Popen(["tar", "-x", "-C", tmp], stdin=subprocess.PIPE)
                 assert unpack.stdin is not None
@@ -207,9 +267,14 @@ class ImageCache:
                     unpack.stdin.close()
                 if unpack.wait() != 0:
                     raise InfraError("image_missing", f"docker save {tag} could not be unpacked")
-                manifest = json.loads((Path(tmp) / "manifest.json").read_text())[0]
-                for layer in manifest["Layers"]:
+                layers = json.loads((Path(tmp) / "manifest.json").read_text())[0]["Layers"]
+                if len(layers) != len(diff_ids):  # the save does not match the inspection: no sharing
+                    seeded = 0
+                    _clear(rootfs)
+                for number, layer in enumerate(layers[seeded:], seeded + 1):
                     apply_layer(Path(tmp) / layer, rootfs)
+                    if len(layers) == len(diff_ids):
+                        self._keep_chain(diff_ids[:number], rootfs)
 
         image = self._store(digest, fill, meta)
         self.tag(tag, image, "docker")

@@ -267,6 +267,49 @@ def test_docker_images_are_unpacked_by_digest_with_their_config(tiny: str, tmp_p
             client.images.remove(name, force=True)
 
 
+def test_images_on_one_base_share_its_files_on_disk(
+    tiny: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Images built on one base link its files: on disk once, and no image's layer reaches
+    another's files (the second image overwrites and deletes files the first one shares)."""
+    client = require_docker()
+    monkeypatch.setenv("PYTEST_SWE_BWRAP_ROOT", str(tmp_path / "cache"))
+    provider = BubblewrapProvider({}, this_run())
+    base = "pytest-swe-bwrap-test/shared-base:1"
+    client.api.import_image_from_file(str(tiny_rootfs(tmp_path)), repository=base.split(":")[0], tag="1")
+    dockerfiles = {
+        "pytest-swe-bwrap-test/sibling-a:1": "RUN echo a > /etc/only-a",
+        "pytest-swe-bwrap-test/sibling-b:1": "RUN rm /etc/group && echo changed-by-b > /etc/passwd",
+        "pytest-swe-bwrap-test/sibling-c:1": "ENV ONLY_CONFIG=1",  # no layer of its own
+    }
+    try:
+        images = {}
+        for tag, line in dockerfiles.items():
+            provider.build_image(_tar({"Dockerfile": f"FROM {base}\n{line}\n".encode()}), tag)
+            found = provider.cache.lookup(tag)
+            assert found is not None and found.digest == client.images.get(tag).id
+            images[tag.split("/")[1][:9]] = found.rootfs
+        a, b, c = images["sibling-a"], images["sibling-b"], images["sibling-c"]
+        assert len({(root / "bin" / "busybox").stat().st_ino for root in (a, b, c)}) == 1
+        original = (a / "etc" / "passwd").read_text()
+        assert original.startswith("root:x:0:0:") and (a / "etc" / "group").exists()
+        assert (b / "etc" / "passwd").read_text() == "changed-by-b\n" and not (b / "etc" / "group").exists()
+        assert (c / "etc" / "passwd").read_text() == original and (c / "etc" / "group").exists()
+        assert (a / "etc" / "only-a").exists() and not (b / "etc" / "only-a").exists()
+        assert provider.cache.lookup("pytest-swe-bwrap-test/sibling-c:1").env["ONLY_CONFIG"] == "1"  # type: ignore[union-attr]
+        sandbox = provider.create(SandboxSpec(image="pytest-swe-bwrap-test/sibling-c:1", workdir="/"))
+        try:
+            wrote = sandbox.exec("echo from-a-sandbox > /etc/passwd && cat /etc/passwd", timeout=30)
+            assert wrote.output == "from-a-sandbox\n"
+        finally:
+            sandbox.close()
+        assert (a / "etc" / "passwd").read_text() == original == (c / "etc" / "passwd").read_text()
+    finally:
+        provider.close()
+        for name in (*dockerfiles, base):
+            client.images.remove(name, force=True)
+
+
 def test_an_oci_archive_is_unpacked_with_skopeo_and_umoci(tiny: str, tmp_path: Path) -> None:
     """Made and read without any daemon: umoci builds the archive's layout, skopeo packs it."""
     for tool in ("skopeo", "umoci"):
