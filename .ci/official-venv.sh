@@ -20,7 +20,14 @@ PY
   fi
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q "swebench==$version" 2>&1 | grep -v '^WARNING: Location' || true
+  local out
+  if ! out=$("$venv/bin/pip" install -q "swebench==$version" 2>&1); then
+    rm -rf "$venv"  # half an environment would pass for a whole one next time
+    printf '%s\n' "$out" | grep -v '^WARNING: Location' | tail -20 >&2
+    echo "official-venv: pip could not install swebench==$version into $venv (free on its disk:" \
+      "$(df -Pm "$(dirname "$venv")" | awk 'NR==2 {print $4}') MB)" >&2
+    exit 1
+  fi
   "$venv/bin/python" -c "from importlib.metadata import version; print('official swebench', version('swebench'), 'in', '$venv')"
 }
 

@@ -52,6 +52,33 @@ if [ "$LINT" = 0 ] && ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { echo "dockerd did not start; see /tmp/pytest-swe-dockerd.log" >&2; exit 1; }
 fi
 
+# Room on disk. Short of what the set-up and a run need, give back what pytest-swe left on this
+# machine (scripts/reclaim-space.sh), then stop with one message naming what is free and what is
+# needed, not an install that dies half-way with "No space left on device".
+need_mb=$([ "$TESTS" = 1 ] && echo "${PYTEST_SWE_TEST_DISK_MB:-8000}" || echo 3000)
+[ "$LINT" = 1 ] && need_mb=1500
+free_mb() { df -Pm "$1" | awk 'NR==2 {print $4}'; }
+disk_dirs=("$ROOT" "${TMPDIR:-/tmp}")
+[ "$LINT" = 0 ] && disk_dirs+=("$(docker info --format '{{.DockerRootDir}}' 2>/dev/null || echo /)")
+short_of_room() {
+  local dir
+  for dir in "${disk_dirs[@]}"; do
+    [ "$(free_mb "$dir")" -lt "$need_mb" ] && { echo "$dir"; return 0; }
+  done
+  return 1
+}
+if short=$(short_of_room); then
+  log "$(free_mb "$short") MB free under $short, $need_mb MB needed: reclaiming what pytest-swe left"
+  reclaim_py="$PY"
+  [ -x "$VENV/bin/python" ] && reclaim_py="$VENV/bin/python"
+  bash "$ROOT/scripts/reclaim-space.sh" "$reclaim_py"
+  if short=$(short_of_room); then
+    echo "setup: only $(free_mb "$short") MB free under $short; the set-up and a run of" \
+      "$([ "$TESTS" = 1 ] && echo the tests || echo benchmarks) need about $need_mb MB" >&2
+    exit 1
+  fi
+fi
+
 extras="hf"
 [ "$TESTS" = 1 ] && extras="dev,hf,mini,k8s"
 [ "$LINT" = 1 ] && extras="dev,k8s"  # mypy checks the Kubernetes provider against the client it uses

@@ -1,0 +1,71 @@
+"""scripts/reclaim-space.sh: what it gives back when the disk is short, and what it must keep.
+
+The script runs for real over a bubblewrap cache and a pytest temporary root made here; a
+``docker`` on PATH that answers nothing keeps it away from the machine's engine.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HOUR_AND_A_BIT = 3700
+
+
+def _make(path: Path, *, age: float) -> Path:
+    path.mkdir(parents=True)
+    (path / "file").write_text("x")
+    then = time.time() - age
+    for each in (path / "file", path):
+        os.utime(each, (then, then))
+    return path
+
+
+def test_reclaim_takes_old_unnamed_root_filesystems_chains_and_temp_dirs_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "bwrap"
+    named = "a" * 64
+    (cache / "tags").mkdir(parents=True)
+    (cache / "tags" / "t.json").write_text(json.dumps({"tag": "t:1", "digest": f"sha256:{named}"}))
+    keep = [
+        _make(cache / "images" / named, age=HOUR_AND_A_BIT),  # a tag names it
+        _make(cache / "images" / ("b" * 64), age=60),  # unnamed, but new: an unpack may be tagging it
+        _make(cache / "chains" / ("c" * 64), age=60),
+    ]
+    take = [
+        _make(cache / "images" / ("d" * 64), age=HOUR_AND_A_BIT),
+        _make(cache / "images" / ".dddddddddddd-x1", age=HOUR_AND_A_BIT),  # an unpack that died
+        _make(cache / "chains" / ("e" * 64), age=HOUR_AND_A_BIT),
+    ]
+    temp = tmp_path / "tmp"
+    runs = temp / f"pytest-of-{getpass.getuser()}"
+    take.append(_make(runs / "pytest-1", age=HOUR_AND_A_BIT))
+    keep.append(_make(runs / "pytest-2", age=HOUR_AND_A_BIT))
+    (runs / "pytest-2" / "recent").write_text("a run still writes here")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "docker").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "docker").chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{fake}:{os.environ['PATH']}",
+        "PYTEST_SWE_BWRAP_ROOT": str(cache),
+        "TMPDIR": str(temp),
+    }
+    done = subprocess.run(
+        ["bash", str(REPO / "scripts" / "reclaim-space.sh"), "false"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "MB after" in done.stdout
+    assert [p for p in keep if not p.exists()] == []
+    assert [p for p in take if p.exists()] == []
