@@ -2,7 +2,8 @@
 # Gives back disk space that pytest-swe and its set-up left on this machine, all of it rebuilt on
 # demand: pip's download cache, Docker's build cache and dangling images, stopped pytest-swe
 # sandboxes, bubblewrap root filesystems no image tag points to any more (and the layer stacks
-# kept for sharing), and pytest's temporary directories of runs that ended over an hour ago.
+# kept for sharing; equal files of the others are linked), and pytest's temporary directories of
+# runs that ended over an hour ago.
 # Images a benchmark needs are kept.
 #
 #   bash scripts/reclaim-space.sh [PYTHON]     # PYTHON: the venv's interpreter, if there is one
@@ -34,6 +35,11 @@ if [ -d "$bwrap/images" ]; then
     [ -n "$(find "$dir" -maxdepth 0 -mmin +60)" ] || continue
     flock -n "$bwrap/images/.${key#.}.lock" rm -rf --one-file-system "$dir" 2>/dev/null || true
   done
+fi
+# Root filesystems unpacked before layers were shared hold the same files many times: link equal
+# ones (same name, content, mode, owner, times and extended attributes), as the chains would have.
+if [ -d "$bwrap/images" ] && command -v hardlink >/dev/null; then
+  hardlink -q -f -X "$bwrap/images" >/dev/null 2>&1 || true
 fi
 # chains/ holds hard links that later unpacks share; an image keeps its own links, so a chain can
 # go at any time (an unpack that finds none writes the files anew), but only old ones do.

@@ -43,6 +43,11 @@ def test_reclaim_takes_old_unnamed_root_filesystems_chains_and_temp_dirs_and_kee
         _make(cache / "images" / ".dddddddddddd-x1", age=HOUR_AND_A_BIT),  # an unpack that died
         _make(cache / "chains" / ("e" * 64), age=HOUR_AND_A_BIT),
     ]
+    same, other = (cache / "images" / named / "lib.py"), (cache / "images" / ("b" * 64) / "lib.py")
+    differs = cache / "images" / ("b" * 64) / "file"  # same content as the named image's, newer
+    for path in (same, other):
+        path.write_text("print('shared')\n")
+        os.utime(path, (1_600_000_000, 1_600_000_000))
     temp = tmp_path / "tmp"
     runs = temp / f"pytest-of-{getpass.getuser()}"
     take.append(_make(runs / "pytest-1", age=HOUR_AND_A_BIT))
@@ -69,3 +74,5 @@ def test_reclaim_takes_old_unnamed_root_filesystems_chains_and_temp_dirs_and_kee
     assert "MB after" in done.stdout
     assert [p for p in keep if not p.exists()] == []
     assert [p for p in take if p.exists()] == []
+    assert same.stat().st_ino == other.stat().st_ino and same.stat().st_nlink == 2
+    assert differs.stat().st_ino != (cache / "images" / named / "file").stat().st_ino
