@@ -7,9 +7,19 @@
 # Images a benchmark needs are kept.
 #
 #   bash scripts/reclaim-space.sh [PYTHON]     # PYTHON: the venv's interpreter, if there is one
+#   bash scripts/reclaim-space.sh --bwrap-root # only print the bubblewrap cache it would look at
 #
 # scripts/setup.sh runs it when the disk holds less than the set-up needs.
 set -uo pipefail
+# The bubblewrap provider's default root (providers/bubblewrap/provider.py: default_root).
+if [ -n "${PYTEST_SWE_BWRAP_ROOT:-}" ]; then
+  bwrap="$PYTEST_SWE_BWRAP_ROOT"
+elif [ "$(id -u)" -eq 0 ]; then
+  bwrap=/var/lib/pytest-swe/bubblewrap
+else
+  bwrap="${XDG_CACHE_HOME:-$HOME/.cache}/pytest-swe/bubblewrap"
+fi
+[ "${1:-}" = "--bwrap-root" ] && { echo "$bwrap"; exit 0; }
 PY="${1:-python3}"
 log() { printf '\033[1m[reclaim]\033[0m %s\n' "$*"; }
 free_mb() { df -Pm "${1:-/}" | awk 'NR==2 {print $4}'; }
@@ -24,7 +34,6 @@ fi
 
 # bubblewrap's cache (providers/bubblewrap/images.py): images/<digest> that no tags/*.json names
 # are root filesystems of images since rebuilt; staging directories of unpacks that died.
-bwrap="${PYTEST_SWE_BWRAP_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/pytest-swe/bubblewrap}"
 if [ -d "$bwrap/images" ]; then
   named=$(cat "$bwrap"/tags/*.json 2>/dev/null | grep -o 'sha256:[0-9a-f]*' | sed 's/sha256://' | sort -u)
   for dir in "$bwrap"/images/*/ "$bwrap"/images/.*-*/; do

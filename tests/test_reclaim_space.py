@@ -13,8 +13,20 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 HOUR_AND_A_BIT = 3700
+
+
+def _reclaim(argument: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(REPO / "scripts" / "reclaim-space.sh"), argument],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _make(path: Path, *, age: float) -> Path:
@@ -63,16 +75,28 @@ def test_reclaim_takes_old_unnamed_root_filesystems_chains_and_temp_dirs_and_kee
         "PYTEST_SWE_BWRAP_ROOT": str(cache),
         "TMPDIR": str(temp),
     }
-    done = subprocess.run(
-        ["bash", str(REPO / "scripts" / "reclaim-space.sh"), "false"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = _reclaim("false", env)
     assert done.returncode == 0, done.stderr
     assert "MB after" in done.stdout
     assert [p for p in keep if not p.exists()] == []
     assert [p for p in take if p.exists()] == []
     assert same.stat().st_ino == other.stat().st_ino and same.stat().st_nlink == 2
     assert differs.stat().st_ino != (cache / "images" / named / "file").stat().st_ino
+
+
+def test_reclaim_looks_at_the_cache_the_bubblewrap_provider_uses(tmp_path: Path) -> None:
+    """The script's rule for the cache's place is the provider's (as root: /var/lib, not ~/.cache)."""
+    from pytest_swe.providers.bubblewrap.provider import default_root
+
+    for extra in ({}, {"PYTEST_SWE_BWRAP_ROOT": str(tmp_path / "elsewhere")}):
+        env = {k: v for k, v in os.environ.items() if k != "PYTEST_SWE_BWRAP_ROOT"}
+        env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "xdg"), **extra)
+        done = _reclaim("--bwrap-root", env)
+        assert done.returncode == 0, done.stderr
+        printed = done.stdout.strip()
+        with pytest.MonkeyPatch.context() as mp:
+            for key in ("HOME", "XDG_CACHE_HOME", "PYTEST_SWE_BWRAP_ROOT"):
+                mp.delenv(key, raising=False)
+                if key in env:
+                    mp.setenv(key, env[key])
+            assert printed == str(default_root())
