@@ -268,12 +268,13 @@ class ImageCache:
                 if unpack.wait() != 0:
                     raise InfraError("image_missing", f"docker save {tag} could not be unpacked")
                 layers = json.loads((Path(tmp) / "manifest.json").read_text())[0]["Layers"]
-                if len(layers) != len(diff_ids):  # the save does not match the inspection: no sharing
+                shared = len(layers) == len(diff_ids)
+                if not shared:  # the save does not match the inspection: nothing is shared
                     seeded = 0
                     _clear(rootfs)
                 for number, layer in enumerate(layers[seeded:], seeded + 1):
                     apply_layer(Path(tmp) / layer, rootfs)
-                    if len(layers) == len(diff_ids):
+                    if shared:
                         self._keep_chain(diff_ids[:number], rootfs)
 
         image = self._store(digest, fill, meta)
