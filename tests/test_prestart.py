@@ -102,7 +102,8 @@ def exec_(self, command, **kw):
     try:
         return _exec(self, command, **kw)
     finally:
-        what = "eval" if command.startswith("/bin/bash /eval.sh") else "apply" if "patch.diff" in command else "other"
+        # The eval script runs last in its command (after the lines that write its files, if any).
+        what = "eval" if command.endswith("/bin/bash /eval.sh") else "apply" if "patch.diff" in command else "other"
         _log(what, self.spec.image, start)
 
 DockerProvider.create, DockerSandbox.exec = create, exec_

@@ -124,6 +124,10 @@ exit 0
 class DockerSandbox:
     """One running container."""
 
+    command_limit = 96 << 10
+    """Files up to this size travel in the command that uses them (each engine call is a round
+    trip); the command is one argument of the exec, whose kernel limit is 128 KiB."""
+
     def __init__(self, provider: DockerProvider, container: Any, spec: SandboxSpec) -> None:
         self.provider = provider
         self.container = container

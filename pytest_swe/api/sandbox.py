@@ -157,6 +157,17 @@ def write_files(sandbox: Sandbox, files: Mapping[str, tuple[bytes, int]]) -> Non
 
 
 @runtime_checkable
+class CommandCarrier(Protocol):
+    """A sandbox whose commands can carry files in their text: where every call to the engine is a
+    round trip (Docker's API), files written by the command that uses them cost no call of their own."""
+
+    @property
+    def command_limit(self) -> int:
+        """The bytes one command may hold (far below the kernel's limit on one argument)."""
+        ...
+
+
+@runtime_checkable
 class LimitCounting(Protocol):
     """A sandbox whose provider counts the limits it hit, so a fault is named by its cause."""
 

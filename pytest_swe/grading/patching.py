@@ -7,7 +7,6 @@ never leaves hunks behind for ``patch`` to apply twice.
 
 from __future__ import annotations
 
-import secrets
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +14,8 @@ from dataclasses import dataclass
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.patch import patch_bytes
 from pytest_swe.api.sandbox import Sandbox
+
+from . import inline
 
 PATCH_PATH = "/tmp/pytest-swe/patch.diff"
 DIFF_DIR = "/tmp/pytest-swe"
@@ -88,7 +89,8 @@ def apply_patch(
     takes what ``wrap`` added out of the output before it is read."""
     script = apply_script(workdir, commands=commands)
     data = patch_bytes(patch)
-    upload = _inline_upload(data, PATCH_PATH)
+    # Carried in the apply's command where it can be (one round trip to the sandbox fewer).
+    upload = inline.writes({PATCH_PATH: (data, 0o644)}, inline.limit_of(sandbox), on_failure="exit 3")
     if upload is None:
         sandbox.write_file(PATCH_PATH, data)
     result = sandbox.exec(
@@ -105,25 +107,6 @@ def apply_patch(
         if line.startswith(APPLIED_MARK):
             method = line[len(APPLIED_MARK) :].strip(" ()")
     return ApplyResult(applied=result.exit_code == 0 and method is not None, method=method, log=log)
-
-
-INLINE_PATCH_LIMIT = 16 << 10
-"""Patches up to this size travel inside the apply's command (one round trip to the sandbox fewer);
-the command stays far below the limits of an argument and of an exec request's URL."""
-
-
-def _inline_upload(data: bytes, path: str) -> str | None:
-    """A shell step that writes ``data`` to ``path`` from a quoted here-document, when it can say
-    the bytes exactly (UTF-8 text without NULs, ending with a newline, small); else None."""
-    if len(data) > INLINE_PATCH_LIMIT or b"\0" in data or not data.endswith(b"\n"):
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    end = f"PYTEST_SWE_PATCH_{secrets.token_hex(12)}"
-    directory = shlex.quote(path.rsplit("/", 1)[0] or "/")
-    return f"mkdir -p {directory} && cat > {shlex.quote(path)} <<'{end}' || exit 3\n{text}{end}\n"
 
 
 def take_diff(sandbox: Sandbox, workdir: str, base_commit: str | None, *, timeout: float) -> str:

@@ -15,6 +15,9 @@ from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import write_files
 from pytest_swe.api.task import Task
 
+from .inline import command_with_files
+from .inline import written
+
 
 def limit_counters(sandbox: Sandbox) -> dict[str, int]:
     """The sandbox's limit counters (memory kills, process-limit hits, disk), when its provider has them."""
@@ -86,26 +89,37 @@ def run_script(
     files: Mapping[str, tuple[bytes, int]] | None = None,
 ) -> tuple[str, int | None]:
     """Upload and run an eval script with the eval timeout; return (log, exit code). ``files``
-    (``path: (data, mode)``, e.g. the probe's) are written with the script, in one write.
+    (``path: (data, mode)``, e.g. the probe's) are written with the script: inside the command
+    that runs it where the sandbox can carry them, else in one write before it.
 
     Raises InfraError ``eval_timeout``, ``oom``, ``pids_limit``, ``disk_full`` or
     ``sandbox_died``; the partial log is saved either way.
     """
     ctx.save(path.rsplit("/", 1)[-1], script)
-    write_files(sandbox, {**(files or {}), path: (script.encode("utf-8", errors="surrogateescape"), 0o755)})
+    uploads = {**(files or {}), path: (script.encode("utf-8", errors="surrogateescape"), 0o755)}
+    run = command or f"/bin/bash {path}"
+    carried = command_with_files(sandbox, uploads, run)
+    if carried is None:
+        write_files(sandbox, uploads)
     before = limit_counters(sandbox)
     ctx.script_starts()
     with ctx.timed("script"):
         result = sandbox.exec(
-            command or f"/bin/bash {path}",
+            carried or run,
             timeout=ctx.timeout,
             workdir=task.workdir,
             env=task.eval_env or None,
             output_limit=ctx.output_limit,
         )
-    log_path = ctx.save(log_name, result.output)
+    uploaded, output = written(result.output) if carried is not None else (True, result.output)
+    log_path = ctx.save(log_name, output)
     after = limit_counters(sandbox)
     fault = classify_fault(result, before, after, sandbox_survived(sandbox, result), ctx.timeout, log_path)
     if fault is not None:
         raise fault
-    return result.output, result.exit_code
+    if not uploaded:
+        raise InfraError(
+            "sandbox_error",
+            f"the eval script and its files could not be written in the sandbox (log: {log_path})",
+        )
+    return output, result.exit_code

@@ -10,6 +10,7 @@ grading pipeline classifies them (``grading.run``), so "oom" here is "oom" in a 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import signal
 import socket
@@ -23,13 +24,18 @@ from typing import Any
 import pytest
 
 from pytest_swe.api.errors import InfraError
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import CommandCarrier
 from pytest_swe.api.sandbox import Provider
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import Versioned
 from pytest_swe.api.sandbox import this_run
+from pytest_swe.api.task import Task
+from pytest_swe.grading import inline
 from pytest_swe.grading.run import classify_fault
 from pytest_swe.grading.run import limit_counters
+from pytest_swe.grading.run import run_script
 from pytest_swe.grading.run import sandbox_survived
 from pytest_swe.tools import report
 
@@ -40,6 +46,7 @@ from .conftest import prepare_images
 from .conftest import require
 from conftest import DEMO_IDS
 from conftest import SweProject
+from conftest import benchmark_settings
 from conftest import run_in_repo
 
 PROCESSES = "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '"
@@ -113,6 +120,68 @@ def test_files_are_binary_safe(sandbox: Sandbox) -> None:
     assert sandbox.read_file("/tmp/made-inside") == b"\x00\xff\n"
     with pytest.raises(FileNotFoundError):
         sandbox.read_file("/opt/nothing-here")
+
+
+TEXT_FILES = {
+    "/tmp/pytest-swe/g-conf/hook.py": (b"import sys\nprint('$HOME `id` EOF', sys.argv)\n", 0o600),
+    "/tmp/pytest-swe/g-conf/plan.json": (b'{"text": "PYTEST_SWE_FILE_0\\n\'EOF\'", "crlf": 1}\r\n', 0o600),
+}
+OTHER_FILES = {
+    "/opt/conf dir/no-newline.txt": (b"no newline at the end", 0o644),  # not sayable in a here-document
+    "/opt/conf dir/blob.bin": (bytes(range(256)) + b"\n", 0o755),  # nor are bytes that are not UTF-8
+}
+
+
+@pytest.mark.parametrize("kind", ["text", "text-and-binary", "script-only"])
+def test_the_eval_script_and_its_files_arrive_byte_for_byte(
+    sandbox: Sandbox, tmp_path: Path, kind: str
+) -> None:
+    """``run_script`` writes the script and its files with their modes: inside the command that runs
+    them where the sandbox can carry them (``CommandCarrier``; text files only), else in a write
+    before it. The log is the script's own output either way, even when the script prints the
+    harness's mark."""
+    files = {"text": TEXT_FILES, "text-and-binary": {**TEXT_FILES, **OTHER_FILES}, "script-only": {}}[kind]
+    writes: list[str] = []
+    for name in ("write_file", "write_files"):
+        if hasattr(sandbox, name):
+            original = getattr(sandbox, name)
+            setattr(sandbox, name, lambda *a, _o=original, _n=name, **k: (writes.append(_n), _o(*a, **k))[1])
+    script = f"echo '{inline.WRITTEN_MARK}'\necho script-ran\n" + "".join(
+        f"stat -c '%a %s' '{path}'; sha256sum '{path}' | cut -c1-64\n" for path in files
+    )
+    task = Task(family="swe-bench", instance_id="conf", image="-", workdir="/tmp")
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench"), artifacts=tmp_path, timeout=60, output_limit=1 << 20
+    )
+    log, code = run_script(
+        task, sandbox, ctx, script, path="/tmp/conf-eval.sh", command="sh /tmp/conf-eval.sh", files=files
+    )
+    expected = [inline.WRITTEN_MARK, "script-ran"]
+    for data, mode in files.values():
+        expected += [f"{mode:o} {len(data)}", hashlib.sha256(data).hexdigest()]
+    assert (log.splitlines(), code) == (expected, 0)
+    assert (tmp_path / "eval.log").read_text() == log
+    carried = isinstance(sandbox, CommandCarrier) and kind != "text-and-binary"
+    assert (writes == []) is carried, writes
+    assert sandbox.read_file("/tmp/conf-eval.sh") == script.encode()
+
+
+def test_an_eval_whose_files_cannot_be_written_is_an_infrastructure_error(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A file in the way of the eval's files (here ``/etc/hostname`` as a directory) stops the eval
+    before it runs, as an infrastructure error, not a verdict on the patch."""
+    if not isinstance(sandbox, CommandCarrier):
+        pytest.skip("writes the eval's files through the provider's own write, whose errors are its own")
+    task = Task(family="swe-bench", instance_id="conf", image="-", workdir="/tmp")
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench"), artifacts=tmp_path, timeout=60, output_limit=1 << 20
+    )
+    files = {"/etc/hostname/inside.py": (b"x = 1\n", 0o644)}
+    with pytest.raises(InfraError) as raised:
+        run_script(task, sandbox, ctx, "echo should-not-run\n", path="/tmp/conf-eval.sh", files=files)
+    assert raised.value.kind == "sandbox_error" and "could not be written" in str(raised.value)
+    assert "should-not-run" not in (tmp_path / "eval.log").read_text()
 
 
 def test_end_processes_spares_the_sandbox(sandbox: Sandbox) -> None:

@@ -248,7 +248,8 @@ def install_files(plan: Plan, test_patch: str | None) -> dict[str, tuple[bytes, 
     plan.files = files
     return {
         f"{plan.dir}/hook.py": (_read("hook.py").encode("utf-8"), 0o600),
-        f"{plan.dir}/plan.json": (plan.to_json().encode("utf-8", errors="surrogateescape"), 0o600),
+        # Ending with a newline, as a here-document ends: the files can travel in the eval's command.
+        f"{plan.dir}/plan.json": ((plan.to_json() + "\n").encode("utf-8", errors="surrogateescape"), 0o600),
     }
 
 
