@@ -54,13 +54,15 @@ def writes(files: Mapping[str, tuple[bytes, int]], limit: int, *, on_failure: st
 
 def command_with_files(sandbox: Sandbox, files: Mapping[str, tuple[bytes, int]], command: str) -> str | None:
     """``command`` after the lines that write ``files``, its output preceded by :data:`WRITTEN_MARK`
-    (:func:`written` checks and removes it); None when the files must be written the usual way."""
+    (:func:`written` checks and removes it); None when the files must be written the usual way
+    (one is not text a here-document can say, or the whole command is over the sandbox's limit)."""
     if not isinstance(sandbox, CommandCarrier):
         return None
     steps = writes(files, sandbox.command_limit, on_failure="exit 125")
     if steps is None:
         return None
-    return f"{steps}echo '{WRITTEN_MARK}'\n{command}"
+    carried = f"{steps}echo '{WRITTEN_MARK}'\n{command}"
+    return carried if len(carried.encode()) <= sandbox.command_limit else None
 
 
 def written(output: str) -> tuple[bool, str]:

@@ -1,0 +1,103 @@
+"""The eval's files carried in its command, on a sandbox that runs bash on this machine: what is
+carried and what falls back to a write, by size and content, and the files as written."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.task import Task
+from pytest_swe.grading import inline
+from pytest_swe.grading.run import run_script
+
+from conftest import benchmark_settings
+
+
+class CarryingSandbox:
+    """Bash on this machine, declaring how much a command may carry; counts the writes it is asked for."""
+
+    def __init__(self, root: Path, limit: int) -> None:
+        self.id = "local"
+        self.spec = SandboxSpec(image="local", workdir=str(root))
+        self.command_limit = limit
+        self.writes: list[str] = []
+        self.commands: list[str] = []
+
+    def exec(self, command: str, *, timeout: float, workdir: str | None = None, env: Mapping[str, str] | None = None,
+             user: str | None = None, output_limit: int | None = None) -> ExecResult:  # fmt: skip
+        self.commands.append(command)
+        proc = subprocess.run(["bash", "-c", command], cwd=workdir or self.spec.workdir, capture_output=True,
+                              timeout=timeout, env={**os.environ, **(env or {})})  # fmt: skip
+        return ExecResult(proc.returncode, (proc.stdout + proc.stderr).decode(errors="replace"))
+
+    def write_file(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
+        self.writes.append(path)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(data)
+        os.chmod(path, mode)
+
+    def alive(self) -> bool:
+        return True
+
+
+def run(sandbox: CarryingSandbox, root: Path, files: dict[str, tuple[bytes, int]], script: str) -> str:
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(root))
+    ctx = EvalContext(settings=benchmark_settings("swe-bench"), artifacts=root / "artifacts", timeout=60,
+                      output_limit=1 << 20)  # fmt: skip
+    log, code = run_script(task, sandbox, ctx, script, path=str(root / "eval.sh"), files=files)
+    assert code == 0, log
+    return log
+
+
+@pytest.mark.parametrize("size, carried", [(1_000, True), (7_000, False)], ids=["under", "over"])
+def test_files_are_carried_only_while_the_whole_command_fits(
+    tmp_path: Path, size: int, carried: bool
+) -> None:
+    """The limit holds for the whole command (the files, the lines writing them and the command):
+    "over" has files under the limit whose command is not, and is written before the command.
+    Either way the files are byte for byte with their modes."""
+    sandbox = CarryingSandbox(tmp_path, limit=8_000)
+    files = {
+        str(tmp_path / "probe" / "hook.py"): (b"x = '" + b"h" * size + b"'\n", 0o600),
+        str(tmp_path / "probe" / "plan.json"): (b'{"a": 1}\n', 0o644),
+    }
+    log = run(sandbox, tmp_path, files, "echo ran\n")
+    assert log == "ran\n"
+    assert (sandbox.writes == []) is carried, sandbox.writes
+    assert len(sandbox.commands) == 1 and len(sandbox.commands[0].encode()) <= 8_000
+    assert (inline.WRITTEN_MARK in sandbox.commands[0]) is carried
+    for path, (data, mode) in files.items():
+        assert Path(path).read_bytes() == data
+        assert stat.S_IMODE(os.stat(path).st_mode) == mode
+
+
+def test_a_link_in_the_way_is_replaced_not_followed(tmp_path: Path) -> None:
+    """A symlink where a file goes (say, planted at the script's path) is replaced; its target is untouched."""
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me\n")
+    (tmp_path / "eval.sh").symlink_to(target)
+    sandbox = CarryingSandbox(tmp_path, limit=64 << 10)
+    assert run(sandbox, tmp_path, {}, "echo ran\n") == "ran\n"
+    assert sandbox.writes == [] and target.read_text() == "keep me\n"
+    assert not (tmp_path / "eval.sh").is_symlink()
+
+
+def test_output_that_does_not_open_with_the_mark_is_not_a_verdict(tmp_path: Path) -> None:
+    """A directory where a file goes: the writing fails before the script runs, and the item is an
+    infrastructure error; a mark printed later by the script does not count."""
+    (tmp_path / "probe" / "hook.py").mkdir(parents=True)
+    sandbox = CarryingSandbox(tmp_path, limit=64 << 10)
+    files = {str(tmp_path / "probe" / "hook.py"): (b"x = 1\n", 0o600)}
+    with pytest.raises(InfraError, match="could not be written"):
+        run(sandbox, tmp_path, files, f"echo '{inline.WRITTEN_MARK}'\n")
+    assert sandbox.writes == []
+    assert inline.written(f"ran\n{inline.WRITTEN_MARK}\n") == (False, f"ran\n{inline.WRITTEN_MARK}\n")
