@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from localsandbox import LocalSandbox
 
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.family import EvalContext
-from pytest_swe.api.sandbox import ExecResult
-from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.task import Task
 from pytest_swe.grading import inline
 from pytest_swe.grading.run import run_script
@@ -22,31 +19,17 @@ from pytest_swe.grading.run import run_script
 from conftest import benchmark_settings
 
 
-class CarryingSandbox:
+class CarryingSandbox(LocalSandbox):
     """Bash on this machine, declaring how much a command may carry; counts the writes it is asked for."""
 
     def __init__(self, root: Path, limit: int) -> None:
-        self.id = "local"
-        self.spec = SandboxSpec(image="local", workdir=str(root))
+        super().__init__(root)
         self.command_limit = limit
         self.writes: list[str] = []
-        self.commands: list[str] = []
-
-    def exec(self, command: str, *, timeout: float, workdir: str | None = None, env: Mapping[str, str] | None = None,
-             user: str | None = None, output_limit: int | None = None) -> ExecResult:  # fmt: skip
-        self.commands.append(command)
-        proc = subprocess.run(["bash", "-c", command], cwd=workdir or self.spec.workdir, capture_output=True,
-                              timeout=timeout, env={**os.environ, **(env or {})})  # fmt: skip
-        return ExecResult(proc.returncode, (proc.stdout + proc.stderr).decode(errors="replace"))
 
     def write_file(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
         self.writes.append(path)
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_bytes(data)
-        os.chmod(path, mode)
-
-    def alive(self) -> bool:
-        return True
+        super().write_file(path, data, mode=mode)
 
 
 def run(sandbox: CarryingSandbox, root: Path, files: dict[str, tuple[bytes, int]], script: str) -> str:

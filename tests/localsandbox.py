@@ -1,4 +1,4 @@
-"""A sandbox on the host (a temp directory and bash) for agent tests that need no Docker engine."""
+"""A sandbox on the host (a temp directory and bash) for tests that need no Docker engine."""
 
 from __future__ import annotations
 
