@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
@@ -16,9 +17,11 @@ from typing import runtime_checkable
 from pydantic import BaseModel
 from pydantic import Field
 
-from pytest_swe.api.sandbox import Sandbox
-from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Word
+
+if TYPE_CHECKING:
+    from pytest_swe.api.sandbox import Sandbox
+    from pytest_swe.api.task import Task
 
 
 class ExitStatus(Word):

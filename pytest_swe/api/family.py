@@ -11,15 +11,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import runtime_checkable
 
 from pytest_swe.api.errors import NotApplicable
 from pytest_swe.api.patch import encode_patch
-from pytest_swe.api.sandbox import Sandbox
-from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import Task
-from pytest_swe.api.verdict import Verdict
+
+if TYPE_CHECKING:
+    from pytest_swe.api.sandbox import Sandbox
+    from pytest_swe.api.settings import BenchmarkSettings
+    from pytest_swe.api.task import Task
+    from pytest_swe.api.verdict import Verdict
 
 
 def marker_name(name: str) -> str:

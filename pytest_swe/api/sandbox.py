@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING
 from typing import Protocol
 from typing import runtime_checkable
 
-import psutil
-
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
@@ -336,8 +334,23 @@ def process_start(pid: int) -> str:
 
     Counted from boot, not the epoch, so a clock change (NTP) does not rename a live process; in
     ticks, as ``/proc/<pid>/stat`` counts them, so every pytest-swe version labels an owner alike.
-    Empty when the process is gone or unreadable.
+    Empty when the process is gone or unreadable. Read from ``/proc`` where there is one (every
+    run names its owner at start-up, and psutil costs more to import than the read), else psutil.
     """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except FileNotFoundError:
+        if os.path.isdir("/proc/self"):
+            return ""  # a /proc without this pid: the process is gone
+    except OSError:
+        return ""
+    else:
+        # The command name in parentheses may hold spaces; starttime is field 22, the 20th after it.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        return fields[19].decode() if len(fields) > 19 else ""
+    import psutil
+
     try:
         seconds = psutil.Process(pid).create_time() - psutil.boot_time()
     except (psutil.Error, OSError):
@@ -347,6 +360,8 @@ def process_start(pid: int) -> str:
 
 def owner_alive(pid: int, start: str) -> bool:
     """True while the process with this pid and start time (:func:`process_start`) still runs here."""
+    import psutil
+
     try:
         psutil.Process(pid)
     except psutil.NoSuchProcess:

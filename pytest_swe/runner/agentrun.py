@@ -6,26 +6,29 @@ from __future__ import annotations
 import contextlib
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_swe.agentkit.budget import RunBudget
 from pytest_swe.agentkit.budget import parse_limits
-from pytest_swe.api.agent import Agent
 from pytest_swe.api.agent import AgentContext
 from pytest_swe.api.agent import AgentResult
 from pytest_swe.api.agent import ExitStatus
-from pytest_swe.api.agent import ModelBridge
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import NotApplicable
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.patch import encode_patch
-from pytest_swe.api.sandbox import Sandbox
-from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import Task
 from pytest_swe.grading.patching import take_diff
-from pytest_swe.runner.deadline import ItemDeadline
-from pytest_swe.runner.properties import ItemRecord
+
+if TYPE_CHECKING:
+    from pytest_swe.api.agent import Agent
+    from pytest_swe.api.agent import ModelBridge
+    from pytest_swe.api.sandbox import Sandbox
+    from pytest_swe.api.settings import BenchmarkSettings
+    from pytest_swe.api.task import Task
+    from pytest_swe.runner.deadline import ItemDeadline
+    from pytest_swe.runner.properties import ItemRecord
 
 PATCH_NAME = "patch.diff"
 

@@ -22,12 +22,12 @@ import pytest
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.sandbox import ImageStore
-from pytest_swe.api.sandbox import Provider
-from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.runner import images
 from pytest_swe.runner import options
 
 if TYPE_CHECKING:
+    from pytest_swe.api.sandbox import Provider
+    from pytest_swe.api.settings import BenchmarkSettings
     from pytest_swe.runner.preflight import Target
     from pytest_swe.runner.session import SweSession
 

@@ -18,21 +18,24 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 
-import pytest
-
-from pytest_swe.api.family import EvalContext
-from pytest_swe.api.family import Family
 from pytest_swe.api.sandbox import ImageIdentity
-from pytest_swe.api.sandbox import Provider
-from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading import cachekey
 from pytest_swe.runner import options
 from pytest_swe.runner.dataset import cache_root
+
+if TYPE_CHECKING:
+    import pytest
+
+    from pytest_swe.api.family import EvalContext
+    from pytest_swe.api.family import Family
+    from pytest_swe.api.sandbox import Provider
+    from pytest_swe.api.settings import BenchmarkSettings
+    from pytest_swe.api.task import Task
 
 ENTRY_FORMAT = 1
 VERDICTS_DIR = "verdicts"

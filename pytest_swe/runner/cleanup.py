@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import signal
+from typing import TYPE_CHECKING
 from typing import Any
 
-import pytest
-
-from pytest_swe.api.sandbox import Provider
 from pytest_swe.runner import prestart
-from pytest_swe.runner.session import SweSession
 from pytest_swe.runner.session import get_session
+
+if TYPE_CHECKING:
+    import pytest
+
+    from pytest_swe.api.sandbox import Provider
+    from pytest_swe.runner.session import SweSession
 
 
 def reap(config: pytest.Config, *, worker: str | None = None) -> list[str]:

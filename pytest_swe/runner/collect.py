@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from pathlib import Path
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -22,13 +23,13 @@ from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import DatasetUnavailable
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.family import marker_name
-from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.runner import heap
 from pytest_swe.runner import options
-from pytest_swe.runner.config import peek_markers
-from pytest_swe.runner.config import peek_name
-from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.session import get_session
+
+if TYPE_CHECKING:
+    from pytest_swe.api.settings import BenchmarkSettings
+    from pytest_swe.runner.dataset import RowRef
 
 
 class SweDatasetWarning(pytest.PytestWarning):
@@ -131,6 +132,8 @@ def could_select(collector: pytest.Collector, markers: Iterable[str]) -> bool:
         return True
     session = get_session(config)
     if session.benchmark_names is None:
+        from pytest_swe.runner.config import peek_name
+
         session.benchmark_names = sorted({peek_name(p) for p in benchmark_files(config)})
     known = [node.name for node in collector.listchain() if not isinstance(node, pytest.Session)] + markers
     others = [n for n in session.benchmark_names if n != collector.name]
@@ -316,6 +319,9 @@ class UnavailableItem(pytest.Item):
 def register_benchmark_markers(config: pytest.Config) -> None:
     """Register the ``markers`` of every benchmark file the command line would collect, so
     ``pytest --markers`` lists them without collecting (collection registers them too)."""
+    from pytest_swe.runner.config import peek_markers
+    from pytest_swe.runner.config import peek_name
+
     for path in benchmark_files(config):
         for marker in peek_markers(path):
             register_marker(config, marker, f"pytest-swe benchmark marker ({peek_name(path)})")

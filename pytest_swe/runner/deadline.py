@@ -12,9 +12,12 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from pytest_swe.api.errors import InfraError
-from pytest_swe.api.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from pytest_swe.api.sandbox import Sandbox
 
 #: Shortest timeout a capped phase gets: a command given no time at all would fail for another reason.
 MIN_TIMEOUT = 0.5

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_swe.api.sandbox import Sandbox
-from pytest_swe.runner.properties import ItemRecord
 from pytest_swe.runner.properties import get_record
+
+if TYPE_CHECKING:
+    from pytest_swe.runner.properties import ItemRecord
 
 SANDBOX_DIR = "/tmp/pytest-swe"
 """Where the eval scripts are copied in the eval sandbox (beside the patch the pipeline applied)."""

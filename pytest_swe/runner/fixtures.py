@@ -14,38 +14,22 @@ import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_swe import grading
-from pytest_swe.agentkit.endpoint import EndpointBridge
-from pytest_swe.agentkit.endpoint import open_bridge
-from pytest_swe.api.agent import Agent
-from pytest_swe.api.agent import AgentResult
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import EvalContext
-from pytest_swe.api.family import Family
 from pytest_swe.api.sandbox import DeferredClose
 from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.sandbox import Located
-from pytest_swe.api.sandbox import Provider
-from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import SharedCapacity
-from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.api.task import Task
-from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import options
 from pytest_swe.runner import prestart
-from pytest_swe.runner.agentrun import PATCH_NAME
-from pytest_swe.runner.agentrun import agent_context
-from pytest_swe.runner.agentrun import run_agent
-from pytest_swe.runner.agentrun import take_patch
-from pytest_swe.runner.cache import verdict_of
 from pytest_swe.runner.collect import SweItem
-from pytest_swe.runner.dataset import RowRef
 from pytest_swe.runner.deadline import ItemDeadline
 from pytest_swe.runner.debugging import copied_key
 from pytest_swe.runner.debugging import copy_eval_scripts
@@ -55,8 +39,20 @@ from pytest_swe.runner.properties import get_record
 from pytest_swe.runner.properties import instance_key
 from pytest_swe.runner.session import get_session
 
+if TYPE_CHECKING:
+    from pytest_swe.agentkit.endpoint import EndpointBridge
+    from pytest_swe.api.agent import Agent
+    from pytest_swe.api.agent import AgentResult
+    from pytest_swe.api.family import Family
+    from pytest_swe.api.sandbox import Provider
+    from pytest_swe.api.sandbox import Sandbox
+    from pytest_swe.api.settings import BenchmarkSettings
+    from pytest_swe.api.task import Task
+    from pytest_swe.api.verdict import Verdict
+    from pytest_swe.runner.dataset import RowRef
+
 # The endpoint bridge an item's agent sandbox mounted, for the agent fixture to hand on.
-bridge_key = pytest.StashKey[EndpointBridge | None]()
+bridge_key: pytest.StashKey[EndpointBridge | None] = pytest.StashKey()
 
 
 def _source(request: pytest.FixtureRequest) -> tuple[BenchmarkSettings, RowRef, str | None]:
@@ -256,6 +252,8 @@ def swe_agent_sandbox(
     swe_deadline: ItemDeadline,
 ) -> Iterator[Sandbox]:
     """A sandbox from the task's image for the agent, with the evaluation's hidden files removed."""
+    from pytest_swe.agentkit.endpoint import open_bridge
+
     spec = sandbox_spec(swe_task, swe_settings, role="agent", keep=get_session(request.config).keep)
     bridge = open_bridge(swe_agent, spec)  # mounts the model endpoint socket when the agent asks for it
     request.node.stash[bridge_key] = bridge
@@ -283,6 +281,10 @@ def swe_agent_result(
 ) -> AgentResult:
     """Run the agent and take its patch (``git diff`` of the sandbox unless it returned one);
     see :func:`pytest_swe.runner.agentrun.run_agent`."""
+    from pytest_swe.runner.agentrun import agent_context
+    from pytest_swe.runner.agentrun import run_agent
+    from pytest_swe.runner.agentrun import take_patch
+
     record = get_record(request.node)
     sandbox: Sandbox | None = (
         request.getfixturevalue("swe_agent_sandbox") if swe_agent.needs_sandbox else None
@@ -381,6 +383,10 @@ def swe_verdict(
 ) -> Verdict:
     """Grade the agent's patch by the family's rules in the eval sandbox (``swe_eval_sandbox``,
     started only when the verdict cache has no entry for these inputs)."""
+    from pytest_swe import grading
+    from pytest_swe.runner.agentrun import PATCH_NAME
+    from pytest_swe.runner.cache import verdict_of
+
     record = get_record(request.node)
     ctx = EvalContext(
         settings=swe_settings,

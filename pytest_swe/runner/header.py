@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import TYPE_CHECKING
 
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.sandbox import Versioned
-from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.runner import options
 from pytest_swe.runner.collect import benchmark_files
-from pytest_swe.runner.session import SweSession
 from pytest_swe.runner.session import get_session
+
+if TYPE_CHECKING:
+    import pytest
+
+    from pytest_swe.api.settings import BenchmarkSettings
+    from pytest_swe.runner.session import SweSession
 
 MAX_HEADER_BENCHMARKS = 8
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_swe.runner.ledger import Ledger
+if TYPE_CHECKING:
+    from pytest_swe.runner.ledger import Ledger
 
 
 class HtmlReport:

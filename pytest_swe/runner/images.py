@@ -18,14 +18,17 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from typing import TYPE_CHECKING
 from typing import Any
 
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.errors import SweError
-from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.sandbox import ImageStore
-from pytest_swe.api.settings import BenchmarkSettings
+
+if TYPE_CHECKING:
+    from pytest_swe.api.sandbox import ImageBuilder
+    from pytest_swe.api.settings import BenchmarkSettings
 
 PULL_PARALLEL = 4
 PULL_ATTEMPTS = 3

@@ -7,19 +7,22 @@ infrastructure fault (0.0, masked); skipped = not applicable (0.0, masked).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
 
-from pytest_swe.api.agent import AgentResult
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
-from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner.properties import ItemRecord
 from pytest_swe.runner.properties import Outcome
 from pytest_swe.runner.properties import as_user_properties
 from pytest_swe.runner.properties import get_record
+
+if TYPE_CHECKING:
+    from pytest_swe.api.agent import AgentResult
+    from pytest_swe.api.verdict import Verdict
 
 MAX_LISTED_TESTS = 20
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
 
 from pytest_swe.api import hookspecs
-from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import this_run
-from pytest_swe.api.task import Task
-from pytest_swe.api.verdict import Verdict
 from pytest_swe.runner import cleanup
 from pytest_swe.runner import debugging
 from pytest_swe.runner import heap
@@ -35,7 +33,6 @@ from pytest_swe.runner.outcome import note_setup_fault
 from pytest_swe.runner.properties import BENCHMARK
 from pytest_swe.runner.properties import get_record
 from pytest_swe.runner.properties import instance_key
-from pytest_swe.runner.registry import register_plugins
 from pytest_swe.runner.resume import finished_entries
 from pytest_swe.runner.resume import load_ledger
 from pytest_swe.runner.resume import recorded_run_id
@@ -47,6 +44,11 @@ from pytest_swe.runner.session import session_key
 from pytest_swe.runner.xdist import XdistController
 from pytest_swe.runner.xdist import is_crash_report
 from pytest_swe.runner.xdist import will_run
+
+if TYPE_CHECKING:
+    from pytest_swe.api.sandbox import RunInfo
+    from pytest_swe.api.task import Task
+    from pytest_swe.api.verdict import Verdict
 
 _reports_key = pytest.StashKey[dict[str, pytest.TestReport]]()
 _ledger_key = pytest.StashKey[Ledger]()
@@ -63,14 +65,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_options(parser)
 
 
-def _register_plugins(config: pytest.Config) -> None:
-    """The item fixtures, then every family, provider and agent plugin (see :mod:`.registry`)."""
+def _register_fixtures(config: pytest.Config) -> None:
+    """The item fixtures. The family, provider and agent plugins are registered when a session
+    first needs them (:attr:`.session.SweSession.registry`): a run without benchmarks loads none."""
     from pytest_swe.runner import fixtures
 
     pm = config.pluginmanager
     if not pm.has_plugin(fixtures.__name__):
         pm.register(fixtures, fixtures.__name__)
-    register_plugins(pm)
 
 
 def _run_identity(config: pytest.Config) -> tuple[RunInfo, Path]:
@@ -110,7 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Registered before any other plugin's cleanup, so it runs last: pytest's own end-of-session
     # garbage collections still find the session's objects frozen (see runner.heap).
     config.add_cleanup(functools.partial(heap.thaw, config))
-    _register_plugins(config)
+    _register_fixtures(config)
     config.addinivalue_line(
         "markers", "swe_task(benchmark_file, instance_id): give a test the pytest-swe fixtures of one task"
     )
@@ -121,10 +123,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if resume:
         session.resumed = finished_entries(run_dir)
     session.retries = max(0, int(options.get(config, "--swe-retries") or 0))
-    for family in session.registry.families.entries.values():
-        _register_marker(config, family.name, "family")
-    for provider in session.registry.providers.entries:
-        _register_marker(config, provider, "provider")
+    if config.option.markers or _strict_markers(config):
+        # `pytest --markers` lists the family and provider markers (registered with the plugins);
+        # with strict markers, a test module may name them before any benchmark is collected.
+        session.load_plugins()
     if config.option.markers:  # `pytest --markers` lists markers without collecting
         register_benchmark_markers(config)
     if not session.is_worker:
@@ -144,11 +146,16 @@ def pytest_configure(config: pytest.Config) -> None:
     interrupt.install_signal_handlers(config)
 
 
-def _register_marker(config: pytest.Config, name: str, kind: str) -> None:
-    from pytest_swe.api.family import marker_name
-    from pytest_swe.runner.collect import register_marker
-
-    register_marker(config, marker_name(name), f"pytest-swe {kind} {name}")
+def _strict_markers(config: pytest.Config) -> bool:
+    """Whether unknown markers are errors (``--strict-markers``, ``strict_markers`` or ``strict``)."""
+    for name in ("strict_markers", "strict"):  # "strict" exists from pytest 9
+        try:
+            value = config.getini(name)
+        except ValueError:
+            continue
+        if value is not None:
+            return bool(value)
+    return bool(getattr(config.option, "strict_markers", False))
 
 
 @pytest.hookimpl(tryfirst=True)

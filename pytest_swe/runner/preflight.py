@@ -14,6 +14,7 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 from typing import runtime_checkable
@@ -23,8 +24,10 @@ import pytest
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.sandbox import Preflight
-from pytest_swe.api.settings import BenchmarkSettings
-from pytest_swe.runner.session import SweSession
+
+if TYPE_CHECKING:
+    from pytest_swe.api.settings import BenchmarkSettings
+    from pytest_swe.runner.session import SweSession
 
 ENDPOINT_TIMEOUT = 3.0
 PROVIDER_TIMEOUT = 10.0

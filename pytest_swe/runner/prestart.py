@@ -16,12 +16,15 @@ import contextlib
 import dataclasses
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_swe.api.sandbox import DeferredClose
-from pytest_swe.api.sandbox import Sandbox
-from pytest_swe.api.sandbox import SandboxSpec
+
+if TYPE_CHECKING:
+    from pytest_swe.api.sandbox import Sandbox
+    from pytest_swe.api.sandbox import SandboxSpec
 
 next_item_key = pytest.StashKey["pytest.Item | None"]()
 """The item pytest runs after this one (set by the plugin's ``pytest_runtest_protocol``)."""

@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -26,8 +27,10 @@ import pytest
 from pytest_swe.runner import options
 from pytest_swe.runner.properties import BENCHMARK
 from pytest_swe.runner.properties import OUTCOME
-from pytest_swe.runner.properties import ItemRecord
 from pytest_swe.runner.properties import is_item
+
+if TYPE_CHECKING:
+    from pytest_swe.runner.properties import ItemRecord
 
 MODES = ("auto", "live", "lines", "none")
 """``--swe-progress``: auto = redrawn on a terminal, lines otherwise; live / lines force one; none = off."""

@@ -19,17 +19,17 @@ from typing import Any
 
 import pytest
 
-from pytest_swe.api.agent import AgentResult
-from pytest_swe.api.agent import ExitStatus
 from pytest_swe.api.family import timed
 from pytest_swe.api.patch import encode_patch
 from pytest_swe.api.patch import patch_sha256
 from pytest_swe.api.sandbox import CleanupResult
-from pytest_swe.api.task import Task
-from pytest_swe.api.verdict import Verdict
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from pytest_swe.api.agent import AgentResult
+    from pytest_swe.api.task import Task
+    from pytest_swe.api.verdict import Verdict
 
 REWARD = "reward"
 """Present on every pytest-swe testcase: what tells them from other tests in a JUnit file."""
@@ -254,6 +254,8 @@ class ItemRecord:
             agent_cost="" if result.usage.cost is None else result.usage.cost,
             trajectory_path=result.trajectory_path or "",
         )
+        from pytest_swe.api.agent import ExitStatus
+
         if result.message and result.exit_status not in (ExitStatus.SUBMITTED, ExitStatus.REPLAYED):
             self.properties["agent_message"] = result.message[:AGENT_MESSAGE_LIMIT]
         if result.model_name:

@@ -11,6 +11,7 @@ import difflib
 import importlib.metadata
 from collections.abc import Iterable
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import Generic
 from typing import TypeVar
@@ -18,10 +19,12 @@ from typing import TypeVar
 import pluggy
 
 from pytest_swe.api import hookspecs
-from pytest_swe.api.agent import AgentFactory
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.family import Family
-from pytest_swe.api.sandbox import ProviderFactory
+
+if TYPE_CHECKING:
+    from pytest_swe.api.agent import AgentFactory
+    from pytest_swe.api.sandbox import ProviderFactory
 
 ENTRY_POINT_GROUP = "pytest_swe"
 OWN_DISTRIBUTION = "pytest-swe"
@@ -29,10 +32,20 @@ OWN_DISTRIBUTION = "pytest-swe"
 T = TypeVar("T")
 
 
-def _is_builtin(entry_point: importlib.metadata.EntryPoint) -> bool:
-    dist = getattr(entry_point, "dist", None)  # None for entry points not read from a distribution
-    name = dist.metadata["Name"] if dist is not None else None
-    return isinstance(name, str) and name.replace("_", "-").lower() == OWN_DISTRIBUTION
+def _distribution_name(entry_point: importlib.metadata.EntryPoint, names: dict[int, str | None]) -> str | None:
+    """The name of the distribution that declares an entry point (None for one read from no
+    distribution). Entry points of one distribution share its object: its metadata is read once."""
+    dist = getattr(entry_point, "dist", None)
+    if dist is None:
+        return None
+    if id(dist) not in names:
+        name = dist.metadata["Name"]
+        names[id(dist)] = name if isinstance(name, str) else None
+    return names[id(dist)]
+
+
+def _is_builtin(name: str | None) -> bool:
+    return name is not None and name.replace("_", "-").lower() == OWN_DISTRIBUTION
 
 
 def register_plugins(pm: pluggy.PluginManager) -> None:
@@ -41,8 +54,10 @@ def register_plugins(pm: pluggy.PluginManager) -> None:
     The built-ins go first: hook results come latest registration first, so a third-party
     family, provider or agent with a built-in's name replaces it.
     """
+    names: dict[int, str | None] = {}
     entry_points = sorted(
-        importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: not _is_builtin(ep)
+        importlib.metadata.entry_points(group=ENTRY_POINT_GROUP),
+        key=lambda ep: not _is_builtin(_distribution_name(ep, names)),
     )
     for entry_point in entry_points:
         if pm.is_blocked(entry_point.name) or pm.has_plugin(entry_point.name):

@@ -14,20 +14,16 @@ from typing import Any
 import pytest
 
 from pytest_swe.api.errors import ConfigError
-from pytest_swe.api.family import Family
-from pytest_swe.api.sandbox import Provider
-from pytest_swe.api.sandbox import RunInfo
-from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.runner import options
-from pytest_swe.runner.config import load_benchmark
-from pytest_swe.runner.config import parse_dotlist
-from pytest_swe.runner.dataset import DatasetIndex
-from pytest_swe.runner.dataset import fetch_hf
-from pytest_swe.runner.dataset import open_local
-from pytest_swe.runner.registry import Registry
 
 if TYPE_CHECKING:
+    from pytest_swe.api.family import Family
+    from pytest_swe.api.sandbox import Provider
+    from pytest_swe.api.sandbox import RunInfo
+    from pytest_swe.api.settings import BenchmarkSettings
     from pytest_swe.runner.cache import VerdictCache
+    from pytest_swe.runner.dataset import DatasetIndex
+    from pytest_swe.runner.registry import Registry
 
 session_key = pytest.StashKey["SweSession"]()
 
@@ -52,6 +48,7 @@ class SweSession:
         self._indexes: dict[tuple[Any, ...], DatasetIndex] = {}
         self._providers: dict[tuple[str, str], Provider] = {}
         self._lock = threading.Lock()
+        self._registry_lock = threading.RLock()
         self.overrides = self._overrides()
         self.cli_layer = self._cli_layer()
         extra = options.get(config, "--swe-config")
@@ -80,8 +77,13 @@ class SweSession:
     # -- configuration ----------------------------------------------------------------------
 
     def _overrides(self) -> dict[str, Any]:
+        dotlist = options.get(self.config, "--swe-set")
+        if not dotlist:
+            return {}
+        from pytest_swe.runner.config import parse_dotlist
+
         try:
-            return parse_dotlist(options.get(self.config, "--swe-set"))
+            return parse_dotlist(dotlist)
         except ConfigError as exc:
             raise pytest.UsageError(str(exc)) from None
 
@@ -113,12 +115,37 @@ class SweSession:
 
     @property
     def registry(self) -> Registry:
+        """Every plugin's families, providers and agents; the first use registers the plugins."""
         if self._registry is None:
-            self._registry = Registry(self.config.pluginmanager)
+            self.load_plugins()
+        assert self._registry is not None
         return self._registry
+
+    def load_plugins(self) -> None:
+        """Register the ``pytest_swe`` entry points' plugins and the family and provider markers.
+
+        Done when a session first needs a family, provider or agent, not when pytest starts: the
+        plugin loads in every pytest run of an environment it is installed in."""
+        with self._registry_lock:
+            if self._registry is not None:
+                return
+            from pytest_swe.api.family import marker_name
+            from pytest_swe.runner.collect import register_marker
+            from pytest_swe.runner.registry import Registry
+            from pytest_swe.runner.registry import register_plugins
+
+            register_plugins(self.config.pluginmanager)
+            registry = Registry(self.config.pluginmanager)
+            for family in registry.families.entries.values():
+                register_marker(self.config, marker_name(family.name), f"pytest-swe family {family.name}")
+            for provider in registry.providers.entries:
+                register_marker(self.config, marker_name(provider), f"pytest-swe provider {provider}")
+            self._registry = registry
 
     def settings_for(self, path: Path) -> BenchmarkSettings:
         """The resolved settings of a benchmark file (cached; errors are cached too)."""
+        from pytest_swe.runner.config import load_benchmark
+
         path = Path(path).resolve()
         with self._lock:
             if path not in self._settings:
@@ -139,11 +166,14 @@ class SweSession:
     def loaded_settings(self) -> list[BenchmarkSettings]:
         """The benchmark settings read so far (on the xdist controller: those its preflight read)."""
         with self._lock:
-            return [value for value in self._settings.values() if isinstance(value, BenchmarkSettings)]
+            return [value for value in self._settings.values() if not isinstance(value, ConfigError)]
 
     # -- datasets ---------------------------------------------------------------------------
 
     def index_for(self, settings: BenchmarkSettings, family: Family) -> DatasetIndex:
+        from pytest_swe.runner.dataset import fetch_hf
+        from pytest_swe.runner.dataset import open_local
+
         ds = settings.dataset
         key = (ds.source, ds.split, ds.name, ds.revision, tuple(family.id_fields), family.name)
         with self._lock:

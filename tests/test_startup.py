@@ -1,0 +1,86 @@
+"""What the plugin costs a pytest run that has no benchmark in it.
+
+Installed, pytest-swe loads in every pytest run of its environment: a project's own test runs,
+each xdist worker, ``pytest --version``. Such a run must not import the families, providers and
+agents, nor pydantic, OmegaConf or the Docker SDK; a run with benchmarks loads them when it first
+needs them, and registers their markers then.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import SweProject
+
+HEAVY = ("pydantic", "omegaconf", "docker", "yaml", "httpx", "tenacity", "filelock", "psutil", "pyarrow")
+LOADED_LATER = ("pytest_swe.families", "pytest_swe.providers", "pytest_swe.agents", "pytest_swe.grading")
+
+_MODULES_PROBE = (
+    "import json, sys\n"
+    "def pytest_unconfigure(config):\n"
+    "    who = getattr(config, 'workerinput', {}).get('workerid', 'controller')\n"
+    "    with open(f'modules-{who}.json', 'w') as f:\n"
+    "        json.dump(sorted(sys.modules), f)\n"
+)
+
+
+def _modules_after(swe_project: SweProject, *args: str) -> dict[str, list[str]]:
+    """Run pytest in a fresh interpreter: the modules each process (controller, workers) had
+    imported when its session ended."""
+    (swe_project.path / "conftest.py").write_text(_MODULES_PROBE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"],
+        cwd=swe_project.path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = {}
+    for path in swe_project.path.glob("modules-*.json"):
+        found[path.stem.removeprefix("modules-")] = json.loads(path.read_text())
+        path.unlink()
+    return found
+
+
+def _loaded(modules: list[str]) -> list[str]:
+    return [
+        m
+        for m in modules
+        if m.split(".")[0] in HEAVY or any(m == p or m.startswith(p + ".") for p in LOADED_LATER)
+    ]
+
+
+def test_a_run_without_benchmarks_loads_no_family_provider_agent_or_their_libraries(
+    swe_project: SweProject,
+) -> None:
+    (swe_project.path / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    for args in (("test_plain.py",), ("test_plain.py", "-n", "1")):
+        processes = _modules_after(swe_project, *args)
+        assert "controller" in processes and (len(processes) == 2) == ("-n" in args), processes.keys()
+        for who, modules in processes.items():
+            assert "pytest_swe.runner.plugin" in modules  # the plugin did load
+            assert _loaded(modules) == [], f"{who} with {args}: {_loaded(modules)}"
+
+
+def test_a_benchmark_run_loads_the_plugins_and_registers_their_markers(swe_project: SweProject) -> None:
+    """Collecting a benchmark loads the family, provider and agent plugins; their markers are
+    then registered, so ``--strict-markers`` accepts them, and ``pytest --markers`` lists them
+    without collecting."""
+    swe_project.demo()
+    processes = _modules_after(swe_project, "benchmarks/", "--collect-only", "--strict-markers", "-m", "swe_bench")
+    assert "pytest_swe.families.swebench" in processes["controller"]
+    listed = swe_project.run("--markers").result.stdout.str()
+    assert "@pytest.mark.swe_bench:" in listed and "@pytest.mark.docker:" in listed, listed[-2000:]
+
+
+def test_strict_markers_accept_family_and_provider_markers_in_a_test_module(swe_project: SweProject) -> None:
+    """A test module may name a family's or provider's marker before any benchmark is collected:
+    under strict markers the plugins are loaded at start-up, so the name is known."""
+    (swe_project.path / "test_marked.py").write_text(
+        "import pytest\n@pytest.mark.swe_bench\n@pytest.mark.bubblewrap\ndef test_marked():\n    pass\n"
+    )
+    run = swe_project.run("test_marked.py", "--strict-markers", subprocess=True)
+    run.result.assert_outcomes(passed=1)
