@@ -10,7 +10,10 @@ repository over one fresh cache directory and prints, per benchmark:
 * the CPU time of the pytest process (and its xdist workers, if any): the wall time of a loaded
   machine waits for the CPU, the CPU time does not;
 * whether every graded item of the second run carries ``cached: true`` and its verdict is the
-  first run's.
+  first run's;
+* pytest alone in the same environment (one empty test, the same plugins, measured between the
+  workloads): no cached run can be faster, so the first run's wall time over it is the most the
+  whole run can drop ("bound").
 
 Needs the Docker engine and the benchmarks' images (``scripts/setup.sh`` builds them).
 Usage: python scripts/bench_cache.py [--only NAME ...] [--keep DIR]
@@ -28,6 +31,8 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchutil import pytest_alone  # scripts/benchutil.py, beside this script
 
 REPO = Path(__file__).resolve().parents[1]
 VERDICT = ("outcome", "reward", "resolved", "resolution", "f2p_passed", "p2p_passed", "patch_applied")
@@ -101,7 +106,7 @@ def main() -> int:
     opts = parser.parse_args()
     root = Path(opts.keep) if opts.keep else Path(tempfile.mkdtemp(prefix="pytest-swe-bench-cache-"))
     root.mkdir(parents=True, exist_ok=True)
-    header = f"{'workload':28} {'graded':>6} {'items 1st':>9} {'items 2nd':>9} {'drop':>7} {'wall 1st':>8} {'wall 2nd':>8} {'drop':>6} {'cpu 1st':>7} {'cpu 2nd':>7}  cached, same"
+    header = f"{'workload':28} {'graded':>6} {'items 1st':>9} {'items 2nd':>9} {'drop':>7} {'wall 1st':>8} {'wall 2nd':>8} {'drop':>6} {'cpu 1st':>7} {'cpu 2nd':>7} {'alone':>6} {'bound':>6}  cached, same"
     print(header)
     print("-" * len(header))
     ok = True
@@ -112,6 +117,7 @@ def main() -> int:
         out.mkdir(parents=True, exist_ok=True)
         first = run_once(args, out / "cache", out, "first")
         second = run_once(args, out / "cache", out, "second")
+        alone = pytest_alone()
         verdicts = graded(first)
         cached = all(second.cases.get(i, {}).get("cached") == "true" for i in verdicts)
         same = graded(second) == verdicts
@@ -120,7 +126,7 @@ def main() -> int:
         ok = ok and cached and same and bool(verdicts)
         print(
             f"{name:28} {len(verdicts):>6} {first.items:>8.2f}s {second.items:>8.3f}s {items:>6.0f}x "
-            f"{first.wall:>7.2f}s {second.wall:>7.2f}s {wall:>5.1f}x {first.cpu:>6.2f}s {second.cpu:>6.2f}s  {'yes' if cached else 'NO'}, "
+            f"{first.wall:>7.2f}s {second.wall:>7.2f}s {wall:>5.1f}x {first.cpu:>6.2f}s {second.cpu:>6.2f}s {alone:>5.2f}s {first.wall / alone:>5.1f}x  {'yes' if cached else 'NO'}, "
             f"{'yes' if same else 'NO'}"
         )
     print(f"runs kept in {root}" if opts.keep else "")

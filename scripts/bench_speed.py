@@ -8,15 +8,21 @@ On the same rows and images (default: the demo rows and the classic local rows),
 * the **official harness**: ``swebench`` 5.0.2's ``run_evaluation`` (from ``.venv-official``, made by
   ``.ci/official-venv.sh``) on the same rows in the v5 form, at ``--max_workers`` 1 and 2;
 * **pytest-swe** with the gold agent at ``-n 1`` and ``-n 2`` (``--swe-no-cache`` when the option exists);
-* ``docker run --rm IMAGE true`` on every image, before and after, the cost of one container.
+* ``docker run --rm IMAGE true`` on every image, before and after, the cost of one container;
+* **pytest itself** at ``-n 1`` and ``-n 2`` on one empty test in the same environment (the
+  plugins load, no benchmark): the start-up and shutdown every pytest run pays, which no
+  change to pytest-swe's items can remove;
+* pytest-swe with ``eval.policy=official`` (no probe around the test command, no neutralizing),
+  so the strict policy's checks are measured apart from the harness.
 
 Printed: wall time, per-phase time per item (create, apply, eval, teardown), the harness overhead
 per item outside the eval script (``wall x workers / items`` minus the floor's mean eval-script
-time) and the ratios pytest-swe/floor, pytest-swe/official and overhead/``docker run true``.
+time) and the ratios pytest-swe/floor, pytest-swe/official and overhead/``docker run true``, and
+beside them the same ratios with pytest's own start-up taken out of pytest-swe's wall time.
 A machine shared with other work is noisy: read the ratios, measured side by side.
 
 Usage: python scripts/bench_speed.py [BENCHMARK.yaml ...] [--workers 1,2] [--no-official]
-       [--keep DIR] [--json FILE]
+       [--no-policy-run] [--keep DIR] [--json FILE]
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ from dataclasses import field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from benchutil import pytest_alone  # scripts/benchutil.py, beside this script
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_BENCHMARKS = ("benchmarks/demo.yaml", "benchmarks/swebench-classic-local.yaml")
@@ -266,8 +274,10 @@ def has_option(option: str) -> bool:
     return option in help_text
 
 
-def run_pytest_swe(benchmarks: list[str], workers: int, work: Path, extra: list[str]) -> Harness:
-    harness = Harness("pytest-swe", workers)
+def run_pytest_swe(
+    benchmarks: list[str], workers: int, work: Path, extra: list[str], name: str = "pytest-swe"
+) -> Harness:
+    harness = Harness(name, workers)
     work.mkdir(parents=True, exist_ok=True)
     junit = work / "junit.xml"
     command = [
@@ -312,7 +322,12 @@ def overhead(harness: Harness, items: int, floor_eval: float) -> float:
 
 
 def report(
-    rows: list[Row], floor: Harness, runs: list[Harness], true_before: float, true_after: float
+    rows: list[Row],
+    floor: Harness,
+    runs: list[Harness],
+    true_before: float,
+    true_after: float,
+    startup: dict[int, float],
 ) -> dict[str, Any]:
     items = len(rows)
     floor_eval = statistics.mean(item["eval"] for item in floor.items.values())
@@ -327,12 +342,18 @@ def report(
     )
     for problem in floor.problems:
         print(f"  floor problem: {problem}")
+    for n, seconds in sorted(startup.items()):
+        print(
+            f"pytest alone, -n {n} (one empty test, the same plugins): {seconds:.2f} s; "
+            f"1.2 x the floor leaves {1.2 * floor.wall / n - seconds:.2f} s for {items} items"
+        )
     header = ["harness", "workers", "wall", "floor wall", "resolved", *PHASES, "overhead/item"]
     table = [header]
     summary: dict[str, Any] = {
         "items": items,
         "docker_run_true": {"before": true_before, "after": true_after, "mean": true},
         "floor": {"sum": floor.wall, "per_item": floor_item, "eval_script": floor_eval, "items": floor.items},
+        "pytest_startup": startup,
         "runs": [],
     }
     for run in runs:
@@ -372,19 +393,30 @@ def report(
             print(f"  {run.name} -n {run.workers} problems: " + "; ".join(p[:300] for p in run.problems))
     print("\nratios (targets: pytest-swe/floor <= 1.2, pytest-swe/official <= 0.35, overhead/true <= 1.2):")
     ratios = []
-    for ours in (r for r in runs if r.name == "pytest-swe"):
-        entry: dict[str, Any] = {"workers": ours.workers}
+    for ours in (r for r in runs if r.name.startswith("pytest-swe")):
+        entry: dict[str, Any] = {"harness": ours.name, "workers": ours.workers}
         floor_wall = floor.wall / ours.workers
         entry["pytest_swe_over_floor"] = ours.wall / floor_wall
         entry["overhead_over_docker_true"] = overhead(ours, items, floor_eval) / true
         official = next((r for r in runs if r.name == "official" and r.workers == ours.workers), None)
         if official is not None:
             entry["pytest_swe_over_official"] = ours.wall / official.wall
-        parts = [f"pytest-swe/floor {entry['pytest_swe_over_floor']:.2f}"]
+        parts = [f"/floor {entry['pytest_swe_over_floor']:.2f}"]
         if official is not None:
-            parts.append(f"pytest-swe/official {entry['pytest_swe_over_official']:.2f}")
+            parts.append(f"/official {entry['pytest_swe_over_official']:.2f}")
         parts.append(f"overhead/docker-run-true {entry['overhead_over_docker_true']:.2f}")
-        print(f"  -n {ours.workers}: " + ", ".join(parts))
+        if ours.workers in startup:
+            # What the items cost beyond pytest's own start-up and end, which every pytest run pays.
+            beyond = ours.wall - startup[ours.workers]
+            entry["without_pytest_startup"] = {
+                "over_floor": beyond / floor_wall,
+                "overhead_over_docker_true": (beyond * ours.workers / items - floor_eval) / true,
+            }
+            parts.append(
+                f"without pytest's start-up: /floor {beyond / floor_wall:.2f}, "
+                f"overhead/docker-run-true {entry['without_pytest_startup']['overhead_over_docker_true']:.2f}"
+            )
+        print(f"  {ours.name} -n {ours.workers}: " + ", ".join(parts))
         ratios.append(entry)
     summary["ratios"] = ratios
     return summary
@@ -397,6 +429,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated (default 1,2)")
     parser.add_argument("--no-official", action="store_true", help="leave the official harness out")
     parser.add_argument("--official-python", type=Path, default=OFFICIAL_PYTHON)
+    parser.add_argument(
+        "--no-policy-run",
+        action="store_true",
+        help="leave out the pytest-swe runs under eval.policy=official (no strict checks)",
+    )
     parser.add_argument(
         "--keep", type=Path, help="keep the runs' files here (default: a temporary directory)"
     )
@@ -431,9 +468,22 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(run_official(rows, n, work / f"official-n{n}", args.official_python))
         print(f"pytest-swe, -n {n} ...", flush=True)
         runs.append(run_pytest_swe(args.benchmarks, n, work / f"pytest-swe-n{n}", extra))
+        if not args.no_policy_run:
+            print(f"pytest-swe, eval.policy=official, -n {n} ...", flush=True)
+            official_policy = [*extra, "--swe-set", "eval.policy=official"]
+            runs.append(
+                run_pytest_swe(
+                    args.benchmarks,
+                    n,
+                    work / f"policy-official-n{n}",
+                    official_policy,
+                    "pytest-swe (official policy)",
+                )
+            )
+    startup = {n: pytest_alone(n) for n in workers}
     true_after = docker_true(rows)
     floor = mean_floor(floor, run_floor(rows))
-    summary = report(rows, floor, runs, true_before, true_after)
+    summary = report(rows, floor, runs, true_before, true_after, startup)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2))
     if not args.keep:
