@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import concurrent.futures
 import json
 import os
 import re
@@ -52,6 +53,8 @@ DEFAULT_BENCHMARKS = ("benchmarks/demo.yaml", "benchmarks/swebench-classic-local
 OFFICIAL_PYTHON = REPO / ".venv-official" / "bin" / "python"
 EVAL_TIMEOUT = 300
 PHASES = ("create", "apply", "eval", "teardown")
+SETTLE_SECONDS = 10
+"""A pause after the official harness, before the next measurement."""
 TARGETS = {"floor": 1.2, "official": 0.35, "true": 1.2}
 """pytest-swe wall <= 1.2 x floor and <= 0.35 x official; overhead per item <= 1.2 x docker run true."""
 
@@ -149,32 +152,36 @@ def b64(text: str) -> str:
     return base64.b64encode(text.encode("utf-8", errors="surrogateescape")).decode("ascii")
 
 
-def run_floor(rows: list[Row]) -> Harness:
-    """Each row once, one after the other: ``item`` is the docker run, ``eval`` the eval script in it."""
-    floor = Harness("floor", 1)
+def _floor_row(row: Row) -> tuple[float, float | None, list[str]]:
+    """One row's docker run: its wall time, its eval script's own time, and what went wrong."""
+    script = FLOOR_SCRIPT.format(patch=b64(row.gold), script=b64(row.eval_script), workdir=row.workdir)
+    began = time.monotonic()
+    out = subprocess.run(
+        ["docker", "run", "--rm", "-i", "--network", "none", row.image, "bash", "-s"],
+        input=script,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    item = time.monotonic() - began
+    found = re.search(r"FLOOR-SCRIPT-SECONDS (\S+) (\S+)", out.stdout)
+    problems = [f"{row.instance_id}: {line}" for line in out.stdout.splitlines() if line.startswith("FLOOR:")]
+    if found is None:
+        problems.append(f"{row.instance_id}: no timing (exit {out.returncode}): {out.stderr[-300:]}")
+        return item, None, problems
+    return item, float(found.group(2)) - float(found.group(1)), problems
+
+
+def run_floor(rows: list[Row], at_once: int = 1) -> Harness:
+    """Each row once, ``at_once`` at a time (one after the other by default): ``item`` is the
+    docker run, ``eval`` the eval script in it."""
+    floor = Harness("floor", at_once)
     start = time.monotonic()
-    for row in rows:
-        script = FLOOR_SCRIPT.format(patch=b64(row.gold), script=b64(row.eval_script), workdir=row.workdir)
-        began = time.monotonic()
-        out = subprocess.run(
-            ["docker", "run", "--rm", "-i", "--network", "none", row.image, "bash", "-s"],
-            input=script,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        item = time.monotonic() - began
-        found = re.search(r"FLOOR-SCRIPT-SECONDS (\S+) (\S+)", out.stdout)
-        floor.problems += [
-            f"{row.instance_id}: {line}" for line in out.stdout.splitlines() if line.startswith("FLOOR:")
-        ]
-        if found is None:
-            floor.problems.append(
-                f"{row.instance_id}: no timing (exit {out.returncode}): {out.stderr[-300:]}"
-            )
-            continue
-        script_seconds = float(found.group(2)) - float(found.group(1))
-        floor.items[row.instance_id] = {"item": item, "eval": script_seconds}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=at_once) as pool:
+        for row, (item, script_seconds, problems) in zip(rows, pool.map(_floor_row, rows), strict=True):
+            floor.problems += problems
+            if script_seconds is not None:
+                floor.items[row.instance_id] = {"item": item, "eval": script_seconds}
     floor.wall = time.monotonic() - start
     floor.resolved = len(floor.items) - len({p.split(":")[0] for p in floor.problems})
     return floor
@@ -328,6 +335,7 @@ def report(
     true_before: float,
     true_after: float,
     startup: dict[int, float],
+    parallel: dict[int, float],
 ) -> dict[str, Any]:
     items = len(rows)
     floor_eval = statistics.mean(item["eval"] for item in floor.items.values())
@@ -342,6 +350,10 @@ def report(
     )
     for problem in floor.problems:
         print(f"  floor problem: {problem}")
+    for n, seconds in sorted(parallel.items()):
+        print(
+            f"floor run {n} rows at a time (not the floor of the targets, which divides the sum): {seconds:.2f} s"
+        )
     for n, seconds in sorted(startup.items()):
         print(
             f"pytest alone, -n {n} (one empty test, the same plugins): {seconds:.2f} s; "
@@ -354,6 +366,7 @@ def report(
         "docker_run_true": {"before": true_before, "after": true_after, "mean": true},
         "floor": {"sum": floor.wall, "per_item": floor_item, "eval_script": floor_eval, "items": floor.items},
         "pytest_startup": startup,
+        "floor_at_once": parallel,
         "runs": [],
     }
     for run in runs:
@@ -463,9 +476,8 @@ def main(argv: list[str] | None = None) -> int:
     floor = run_floor(rows)
     runs = []
     for n in workers:
-        if not args.no_official:
-            print(f"official harness, --max_workers {n} ...", flush=True)
-            runs.append(run_official(rows, n, work / f"official-n{n}", args.official_python))
+        # pytest-swe first: a pytest-swe run right after the official harness was measured at 30.2 s
+        # where the same run took 11.7-12.5 s minutes later, so the order is fixed and a pause follows.
         print(f"pytest-swe, -n {n} ...", flush=True)
         runs.append(run_pytest_swe(args.benchmarks, n, work / f"pytest-swe-n{n}", extra))
         if not args.no_policy_run:
@@ -480,10 +492,15 @@ def main(argv: list[str] | None = None) -> int:
                     "pytest-swe (official policy)",
                 )
             )
+        if not args.no_official:
+            print(f"official harness, --max_workers {n} ...", flush=True)
+            runs.append(run_official(rows, n, work / f"official-n{n}", args.official_python))
+            time.sleep(SETTLE_SECONDS)
     startup = {n: pytest_alone(n) for n in workers}
+    parallel = {n: run_floor(rows, n).wall for n in workers if n > 1}
     true_after = docker_true(rows)
     floor = mean_floor(floor, run_floor(rows))
-    summary = report(rows, floor, runs, true_before, true_after, startup)
+    summary = report(rows, floor, runs, true_before, true_after, startup, parallel)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2))
     if not args.keep:
