@@ -70,7 +70,9 @@ def test_a_benchmark_run_loads_the_plugins_and_registers_their_markers(swe_proje
     then registered, so ``--strict-markers`` accepts them, and ``pytest --markers`` lists them
     without collecting."""
     swe_project.demo()
-    processes = _modules_after(swe_project, "benchmarks/", "--collect-only", "--strict-markers", "-m", "swe_bench")
+    processes = _modules_after(
+        swe_project, "benchmarks/", "--collect-only", "--strict-markers", "-m", "swe_bench"
+    )
     assert "pytest_swe.families.swebench" in processes["controller"]
     listed = swe_project.run("--markers").result.stdout.str()
     assert "@pytest.mark.swe_bench:" in listed and "@pytest.mark.docker:" in listed, listed[-2000:]

@@ -32,7 +32,9 @@ OWN_DISTRIBUTION = "pytest-swe"
 T = TypeVar("T")
 
 
-def _distribution_name(entry_point: importlib.metadata.EntryPoint, names: dict[int, str | None]) -> str | None:
+def _distribution_name(
+    entry_point: importlib.metadata.EntryPoint, names: dict[int, str | None]
+) -> str | None:
     """The name of the distribution that declares an entry point (None for one read from no
     distribution). Entry points of one distribution share its object: its metadata is read once."""
     dist = getattr(entry_point, "dist", None)
