@@ -6,7 +6,7 @@ VENV ?= .venv
 OLDEST_PYTEST ?= pytest==8.0.*
 OLDEST_VENV ?= .venv-pytest8
 OLDEST_TESTS ?= tests/test_e2e_demo.py tests/test_config.py tests/test_collect.py tests/test_bad_input.py \
-	tests/test_ledger_tools.py tests/test_predictions.py
+	tests/test_ledger_tools.py tests/test_predictions.py tests/test_startup.py
 # Extra pytest arguments, e.g. make test TEST_ARGS="-k ledger"
 TEST_ARGS ?=
 

@@ -12,6 +12,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import SweProject
 
 HEAVY = ("pydantic", "omegaconf", "docker", "yaml", "httpx", "tenacity", "filelock", "psutil", "pyarrow")
@@ -84,5 +86,8 @@ def test_strict_markers_accept_family_and_provider_markers_in_a_test_module(swe_
     (swe_project.path / "test_marked.py").write_text(
         "import pytest\n@pytest.mark.swe_bench\n@pytest.mark.bubblewrap\ndef test_marked():\n    pass\n"
     )
-    run = swe_project.run("test_marked.py", "--strict-markers", subprocess=True)
-    run.result.assert_outcomes(passed=1)
+    for strict in (["--strict-markers"], ["--strict"], ["-o", "strict_markers=true"]):
+        if strict[0] == "-o" and int(pytest.__version__.split(".")[0]) < 9:
+            continue  # the strict_markers ini key came with pytest 9
+        run = swe_project.run("test_marked.py", *strict, subprocess=True)
+        run.result.assert_outcomes(passed=1)

@@ -147,15 +147,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _strict_markers(config: pytest.Config) -> bool:
-    """Whether unknown markers are errors (``--strict-markers``, ``strict_markers`` or ``strict``)."""
-    for name in ("strict_markers", "strict"):  # "strict" exists from pytest 9
+    """Whether unknown markers are errors: ``--strict-markers`` or ``--strict`` on the command line
+    (pytest 8 reads only these), or the ``strict_markers`` or ``strict`` ini keys (pytest 9)."""
+    if getattr(config.option, "strict_markers", False) or getattr(config.option, "strict", False):
+        return True
+    for name in ("strict_markers", "strict"):
         try:
             value = config.getini(name)
-        except ValueError:
+        except ValueError:  # an ini key this pytest does not have
             continue
         if value is not None:
             return bool(value)
-    return bool(getattr(config.option, "strict_markers", False))
+    return False
 
 
 @pytest.hookimpl(tryfirst=True)
