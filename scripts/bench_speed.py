@@ -323,9 +323,10 @@ def fmt(value: float | None, unit: str = "s") -> str:
     return "-" if value is None else f"{value:.2f} {unit}".strip()
 
 
-def overhead(harness: Harness, items: int, floor_eval: float) -> float:
-    """Per item, what the harness spent beyond the eval scripts' own time (xdist, start-up included)."""
-    return harness.wall * harness.workers / items - floor_eval
+def overhead(harness: Harness, items: int, floor_eval: float, startup: float = 0.0) -> float:
+    """Per item, what the harness spent beyond the eval scripts' own time (xdist and start-up
+    included, less ``startup`` seconds of the wall time when given)."""
+    return (harness.wall - startup) * harness.workers / items - floor_eval
 
 
 def report(
@@ -423,7 +424,7 @@ def report(
             beyond = ours.wall - startup[ours.workers]
             entry["without_pytest_startup"] = {
                 "over_floor": beyond / floor_wall,
-                "overhead_over_docker_true": (beyond * ours.workers / items - floor_eval) / true,
+                "overhead_over_docker_true": overhead(ours, items, floor_eval, startup[ours.workers]) / true,
             }
             parts.append(
                 f"without pytest's start-up: /floor {beyond / floor_wall:.2f}, "
