@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,29 @@ def import_image(client: Any, rootfs: Path, tag: str) -> None:
     """Make ``tag`` from a root filesystem tarball (``docker import``)."""
     repository, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
     try:
-        client.api.import_image_from_file(str(rootfs), repository=repository, tag=version)
+        answer = client.api.import_image_from_file(str(rootfs), repository=repository, tag=version)
+        imported = _imported_id(answer)
+        if imported and not image_exists(client, tag):
+            # Podman 4's compatible import names the image ``latest`` whatever tag is asked.
+            client.api.tag(imported, repository, version)
     except engine_errors() as exc:
         raise InfraError("provider_unavailable", f"cannot import {tag}: {exc}") from None
+    if not image_exists(client, tag):
+        raise InfraError(
+            "provider_unavailable", f"cannot import {tag}: the engine does not have it afterwards"
+        )
+
+
+def _imported_id(answer: object) -> str | None:
+    """The image id an import answered with (its last JSON line's ``id``, else its ``status``)."""
+    for line in reversed(str(answer).splitlines()):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            for key in ("id", "status"):
+                value = entry.get(key)
+                if isinstance(value, str) and value.startswith("sha256:"):
+                    return value
+    return None

@@ -144,6 +144,25 @@ def test_images_only_docker_has_are_copied_in_one_archive(tmp_path: Path) -> Non
         provider.close()
 
 
+def test_an_imported_image_carries_the_tag_asked_for(tmp_path: Path) -> None:
+    """Podman 4's compatible import tags the image ``latest`` whatever tag it is asked for; the
+    provider's import gives it the asked tag, with no copy from Docker to hide the difference."""
+    provider = PodmanProvider({"name": "podman", "docker_images": False}, this_run())
+    try:
+        provider.preflight(timeout=30)
+    except InfraError as exc:
+        unavailable("podman", str(exc))
+    tag = f"pytest-swe-podman-import/tiny:{os.getpid()}"
+    try:
+        provider.import_image(tiny_rootfs(tmp_path), tag)
+        assert provider.has_image(tag)
+        assert provider.image_id(tag) == provider.client.images.get(tag).id
+    finally:
+        for name in (tag, "pytest-swe-podman-import/tiny:latest"):
+            subprocess.run(["podman", "rmi", "-f", name], capture_output=True, check=False)
+        provider.close()
+
+
 def test_the_service_is_started_once_when_nothing_answers(tmp_path: Path) -> None:
     """With ``start_service`` the provider starts ``podman system service`` on its socket, and a
     second provider finds it answering rather than starting another."""
