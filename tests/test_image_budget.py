@@ -24,7 +24,9 @@ from typing import Any
 
 import pytest
 
+from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
+from pytest_swe.api.sizes import parse_size
 from pytest_swe.runner import images
 
 from conftest import DEMO_JSONL
@@ -54,15 +56,25 @@ def test_a_mirror_replaces_the_longest_matching_prefix_on_whole_components() -> 
 
 @pytest.mark.parametrize(
     ("text", "size"),
-    [("100G", 100 * 1024**3), ("512m", 512 * 1024**2), ("1.5t", int(1.5 * 1024**4)), ("42", 42)],
+    [
+        ("100G", 100 * 1024**3),
+        ("512m", 512 * 1024**2),
+        ("512mb", 512 * 1024**2),
+        ("2Gi", 2 * 1024**3),
+        ("1.5t", int(1.5 * 1024**4)),
+        ("42", 42),
+        ("42b", 42),
+        (4096, 4096),
+    ],
 )
 def test_sizes(text: str, size: int) -> None:
-    assert images.parse_size(text) == size
+    assert parse_size(text, "--swe-image-budget") == size
 
 
-def test_a_size_that_is_not_one_names_the_option() -> None:
-    with pytest.raises(Exception, match="--swe-image-budget 'lots'"):
-        images.parse_size("lots")
+@pytest.mark.parametrize("text", ["lots", "0", "-1g", "5x", True])
+def test_a_size_that_is_not_one_names_the_option(text: object) -> None:
+    with pytest.raises(ConfigError, match=f"--swe-image-budget: {text!r}"):
+        parse_size(text, "--swe-image-budget")
 
 
 class FlakyRegistry:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +94,25 @@ def test_strict_markers_accept_family_and_provider_markers_in_a_test_module(swe_
             continue  # the strict_markers ini key came with pytest 9
         run = swe_project.run("test_marked.py", *strict, subprocess=True)
         run.result.assert_outcomes(passed=1)
+
+
+@pytest.mark.docker
+def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
+    swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path
+) -> None:
+    """Every verdict from the cache: the engine is asked only for the images' ids (and a ping, its
+    version, the run's containers), over its socket without the SDK, and no agent's libraries load."""
+    swe_project.demo()
+    args = ("benchmarks/", "-k", "envfile or slugkit", f"--swe-cache={tmp_path / 'verdicts'}")
+    first = swe_project.run(*args)
+    assert first.cases and all("cached" not in case.properties for case in first.cases)
+    replayed = _modules_after(swe_project, *args, "--junitxml=replayed.xml")["controller"]
+    cached = [
+        p.get("value")
+        for p in ET.parse(swe_project.path / "replayed.xml").iter("property")
+        if p.get("name") == "cached"
+    ]
+    assert len(cached) == len(first.cases) and set(cached) == {"true"}
+    assert "pytest_swe.providers.docker" in replayed
+    library = ("docker", "requests", "urllib3", "tenacity", "httpx", "psutil")
+    assert [m for m in replayed if m.split(".")[0] in library] == []

@@ -8,8 +8,9 @@ can be found and removed by the next run or by ``pytest-swe reap``.
 
 Modules: :mod:`.provider` (creating, removing, reaping), :mod:`.sandbox` (one container: exec,
 files, limits), :mod:`.stream` (an exec's output), :mod:`.images` (pull policy, builds),
-:mod:`.pool` (several engines as one provider, with ``hosts:``) and :mod:`.placement` (where a
-pool's sandbox goes, its load counted across processes).
+:mod:`.pool` (several engines as one provider, with ``hosts:``), :mod:`.placement` (where a
+pool's sandbox goes, its load counted across processes) and :mod:`.queries` (the read-only
+questions a run replayed from the verdict cache asks, over a local socket without the SDK).
 """
 
 from __future__ import annotations

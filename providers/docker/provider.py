@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_swe.api.errors import ConfigError
+from pytest_swe.api import sizes
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import CleanupResult
@@ -27,6 +27,9 @@ from . import images
 from .engine import engine_errors
 from .engine import sdk
 from .engine import unreachable_message
+from .queries import QUERY_ERRORS
+from .queries import SocketQueries
+from .queries import socket_of
 from .sandbox import DockerSandbox
 
 REAP_PARALLEL = 8
@@ -42,16 +45,7 @@ def parse_size(value: Any, option: str) -> int | None:
     ``off``: no limit."""
     if value is None or value is False or str(value).strip().lower() in ("", "0", "none", "off"):
         return None
-    docker = sdk()
-    try:
-        if isinstance(value, bool):
-            raise ValueError(value)
-        size = int(docker.utils.parse_bytes(value if isinstance(value, (int, float)) else str(value).strip()))
-    except (ValueError, docker.errors.DockerException):
-        raise ConfigError(f"provider.{option}: {value!r} is not a size (for example 512m or 10g)") from None
-    if size <= 0:
-        raise ConfigError(f"provider.{option}: {value!r} must be positive")
-    return size
+    return sizes.parse_size(value, f"provider.{option}")
 
 
 class DockerProvider:
@@ -78,8 +72,21 @@ class DockerProvider:
         self._lock = threading.Lock()
         self._removals: concurrent.futures.ThreadPoolExecutor | None = None
 
+    def _ready(self) -> None:
+        """What must hold before the engine is asked anything: nothing for Docker (Podman starts
+        its service here)."""
+
+    def _queries(self, timeout: float) -> SocketQueries | None:
+        """Read-only questions without the SDK, for an engine on a Unix socket (None: any other)."""
+        path = socket_of(self.options.get("host"))
+        if path is None:
+            return None
+        self._ready()
+        return SocketQueries(path, timeout)
+
     def _connect(self, timeout: float) -> Any:
         """A client of the engine at option ``host``, else of DOCKER_HOST or the local socket."""
+        self._ready()
         docker = sdk()
         base_url = self.options.get("host")
         return (
@@ -102,6 +109,13 @@ class DockerProvider:
 
     def preflight(self, timeout: float = 10.0) -> None:
         """Raise InfraError (``provider_unavailable``) unless the engine answers a ping within ``timeout``."""
+        queries = self._queries(timeout)
+        if queries is not None:
+            try:
+                queries.ping()
+            except QUERY_ERRORS as exc:
+                raise InfraError("provider_unavailable", self.unreachable(exc)) from None
+            return
         try:
             client = self._connect(timeout=timeout)
             try:
@@ -119,6 +133,12 @@ class DockerProvider:
 
     def version(self, timeout: float = 10.0) -> str:
         """The engine's name and version, as the report header shows them (asked within ``timeout``)."""
+        queries = self._queries(timeout)
+        if queries is not None:
+            try:
+                return f"{self.product} {queries.version().get('Version', '?')}"
+            except QUERY_ERRORS as exc:
+                raise InfraError("provider_unavailable", self.unreachable(exc)) from None
         try:
             client = self._connect(timeout=timeout)
             try:
@@ -142,7 +162,19 @@ class DockerProvider:
     # -- images (the ImageBuilder protocol) ---------------------------------------------------
 
     def image_exists(self, tag: str) -> bool:
-        return images.image_exists(self.client, tag)
+        return self._inspect_image(tag) is not None
+
+    def _inspect_image(self, tag: str) -> dict[str, Any] | None:
+        """The engine's inspection of the local image ``tag``; None when it has none."""
+        queries = self._queries(timeout=120)
+        if queries is None:
+            return images.image_info(self.client, tag)
+        try:
+            return queries.inspect_image(tag)
+        except OSError as exc:  # no engine at the socket: as the SDK's client says it
+            raise InfraError("provider_unavailable", self.unreachable(exc)) from None
+        except QUERY_ERRORS as exc:
+            raise InfraError("provider_unavailable", f"cannot inspect image {tag}: {exc}") from None
 
     def pull_image(self, tag: str) -> None:
         images.pull_image(self.client, tag)
@@ -156,7 +188,7 @@ class DockerProvider:
     # -- images (the ImageIdentity and ImageStore protocols) -------------------------------------
 
     def image_id(self, tag: str) -> str | None:
-        info = images.image_info(self.client, tag)
+        info = self._inspect_image(tag)
         return str(info["Id"]) if info else None
 
     def image_sizes(self) -> dict[str, int]:
@@ -286,7 +318,13 @@ class DockerProvider:
         if worker:
             filters.append(f"{LABEL}.worker={worker}")
         try:
-            containers = self.client.api.containers(all=True, filters={"label": filters})
+            queries = self._queries(timeout=120)
+            if queries is not None:
+                containers = queries.containers(filters)
+            else:
+                containers = self.client.api.containers(all=True, filters={"label": filters})
+        except QUERY_ERRORS:
+            return []
         except engine_errors(InfraError):
             return []
         now = time.time()

@@ -12,12 +12,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import sandbox_labels
 from pytest_swe.api.sandbox import sandbox_ttl
+from pytest_swe.api.sizes import parse_size
 
 from .client import sdk
 
@@ -25,8 +25,6 @@ CONTAINER = "sandbox"
 SANDBOX_LABEL = f"{LABEL}.sandbox"
 """The label naming one pod: its NetworkPolicy selects by it."""
 PULL_POLICY = {"missing": "IfNotPresent", "always": "Always", "never": "Never"}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([bkmg]?)b?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 _LABEL_VALUE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -38,13 +36,7 @@ def label_value(value: object) -> str:
 
 def quantity_bytes(value: object, option: str) -> str:
     """A size in the engine's units (``512m``, ``1g``, bytes) as a Kubernetes quantity in bytes."""
-    match = _SIZE.match(str(value))
-    if match is None or isinstance(value, bool):
-        raise ConfigError(f"{option}: {value!r} is not a size (for example 512m or 10g)")
-    size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
-    if size <= 0:
-        raise ConfigError(f"{option}: {value!r} must be positive")
-    return str(size)
+    return str(parse_size(value, option))
 
 
 def quantity_cpus(cpus: float) -> str:

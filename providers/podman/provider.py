@@ -113,9 +113,8 @@ class PodmanProvider(DockerProvider):
 
     # -- the service -----------------------------------------------------------------------------
 
-    def _connect(self, timeout: float) -> Any:
+    def _ready(self) -> None:
         self.ensure_service()
-        return super()._connect(timeout)
 
     def ensure_service(self) -> None:
         """Start ``podman system service`` on the socket unless something answers there already."""

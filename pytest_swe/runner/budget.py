@@ -22,6 +22,7 @@ import pytest
 from pytest_swe.api.errors import SweError
 from pytest_swe.api.sandbox import ImageBuilder
 from pytest_swe.api.sandbox import ImageStore
+from pytest_swe.api.sizes import parse_size
 from pytest_swe.runner import images
 from pytest_swe.runner import options
 
@@ -51,7 +52,7 @@ def limit_of(config: pytest.Config) -> int | None:
     if not value:
         return None
     try:
-        return images.parse_size(value)
+        return parse_size(value, "--swe-image-budget")
     except SweError as exc:
         raise pytest.UsageError(str(exc)) from None
 

@@ -9,7 +9,6 @@ which item needs which image is decided here.
 from __future__ import annotations
 
 import concurrent.futures
-import re
 import threading
 import time
 from collections import Counter
@@ -33,16 +32,6 @@ if TYPE_CHECKING:
 PULL_PARALLEL = 4
 PULL_ATTEMPTS = 3
 PULL_BACKOFF = 2.0
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
-
-
-def parse_size(text: str, option: str = "--swe-image-budget") -> int:
-    """``100G``, ``512m``, ``1.5t`` or bytes, as bytes (binary units)."""
-    match = _SIZE.match(str(text))
-    if not match:
-        raise ConfigError(f"{option} {text!r}: expected a size such as 100G or 512M")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
 def mirrors_of(settings: BenchmarkSettings) -> dict[str, str]:
