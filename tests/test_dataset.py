@@ -123,3 +123,27 @@ def test_an_empty_jsonl_file_indexes_to_no_rows(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"")
     assert open_local(path, cache=tmp_path / "cache").ids == []
+
+
+@pytest.mark.parametrize("damage", ["torn", "not-an-index", "wrong-types"])
+def test_a_damaged_saved_index_is_built_again(tmp_path: Path, damage: str) -> None:
+    """A warm index is read without the lock; one that cannot be read is rebuilt under it."""
+    path = tmp_path / "rows.jsonl"
+    rows = [{"instance_id": f"r-{i}", "n": i} for i in range(5)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cache = tmp_path / "cache"
+    first = open_local(path, cache=cache)
+    [saved] = (cache / "index").glob("*.json")
+    text = saved.read_text()
+    saved.write_text(
+        {
+            "torn": text[: len(text) // 2],
+            "not-an-index": "[1, 2]",
+            "wrong-types": '{"ids": 3, "locators": 4}',
+        }[damage]
+    )
+    again = open_local(path, cache=cache)
+    assert again.ids == first.ids == [r["instance_id"] for r in rows]
+    assert [again.load_row(ref.locator) for ref in again.refs()] == rows
+    assert json.loads(saved.read_text())["ids"] == first.ids  # saved whole again
+    assert open_local(path, cache=cache).ids == first.ids

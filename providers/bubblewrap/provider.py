@@ -26,8 +26,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.sandbox import LABEL
 from pytest_swe.api.sandbox import CleanupResult
@@ -137,6 +135,8 @@ def _write_meta(base: Path, meta: Mapping[str, Any]) -> None:
 
 
 def _process_alive(pid: int | None, start: float | None) -> bool:
+    import psutil  # imported here: every run registers this provider, few use it
+
     if not pid:
         return False
     try:
@@ -320,6 +320,8 @@ class BubblewrapProvider:
         return sandbox_labels(self.run, spec)
 
     def create(self, spec: SandboxSpec) -> BubblewrapSandbox:
+        import psutil
+
         image = self.ensure_image(spec.image)
         sandbox_id = f"bw-{uuid.uuid4().hex[:12]}"
         base = self.sandboxes / sandbox_id
@@ -476,6 +478,8 @@ class BubblewrapProvider:
                     lock_path.unlink()
 
     def _remove_locked(self, sandbox_id: str, base: Path) -> CleanupResult:
+        import psutil
+
         meta = read_meta(base) or {}
         groups = SandboxGroups(sandbox_id, meta.get("controllers", self.controllers))
         errors = []

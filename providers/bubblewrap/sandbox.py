@@ -28,8 +28,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
 
-import psutil
-
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import ExecResult
@@ -275,6 +273,8 @@ class BubblewrapSandbox:
     # -- life ------------------------------------------------------------------------------------
 
     def alive(self) -> bool:
+        import psutil  # imported here: every run registers this provider, few use it
+
         try:
             process = psutil.Process(self.init_pid)
             return process.status() != psutil.STATUS_ZOMBIE and _start_time(self.init_pid) == self._init_start
@@ -326,6 +326,8 @@ def entered_namespaces(pid: int) -> list[str]:
 
 
 def _start_time(pid: int) -> float | None:
+    import psutil
+
     try:
         return float(psutil.Process(pid).create_time())
     except psutil.Error:
@@ -333,6 +335,8 @@ def _start_time(pid: int) -> float | None:
 
 
 def _children(pid: int) -> set[int]:
+    import psutil
+
     with contextlib.suppress(psutil.Error):
         return {child.pid for child in psutil.Process(pid).children()}
     return set()
@@ -340,6 +344,8 @@ def _children(pid: int) -> set[int]:
 
 def _kill_descendants(pid: int, spare: set[int] | None = None) -> None:
     """SIGKILL every descendant of ``pid`` (and ``pid`` unless spared), repeating while forks race."""
+    import psutil
+
     for _ in range(8):
         try:
             root = psutil.Process(pid)

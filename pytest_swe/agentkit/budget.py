@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
 from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
@@ -91,6 +90,8 @@ class RunBudget:
         run_dir.mkdir(parents=True, exist_ok=True)
         self.path = run_dir / BUDGET_FILE
         self.settings = settings
+        from filelock import FileLock  # imported here: most runs have no model budget
+
         self._lock = FileLock(str(self.path) + ".lock")
 
     def _read(self) -> Spent:

@@ -23,15 +23,10 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import NoReturn
 
-from tenacity import RetryCallState
-from tenacity import Retrying
-from tenacity import retry_if_exception_type
-from tenacity import stop_after_attempt
-from tenacity import wait_exponential
-from tenacity.stop import stop_base
-
 if TYPE_CHECKING:  # imported where a request is made: most runs never talk to a model
     import httpx
+    from tenacity import RetryCallState
+    from tenacity.stop import stop_base
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
 MAX_BODY_CHARS = 2000
@@ -98,6 +93,11 @@ class ChatClient:
         headers = {"Content-Type": "application/json", "Accept": "application/json", **self.extra_headers}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        from tenacity import Retrying
+        from tenacity import retry_if_exception_type
+        from tenacity import stop_after_attempt
+        from tenacity import wait_exponential
+
         exponential = wait_exponential(multiplier=self.backoff, max=self.max_backoff)
 
         def delay(state: RetryCallState) -> float:
@@ -120,7 +120,7 @@ class ChatClient:
 
         retrying = Retrying(
             retry=retry_if_exception_type(_Retryable),
-            stop=stop_after_attempt(self.retries + 1) | _StopAt(deadline),
+            stop=stop_after_attempt(self.retries + 1) | _stop_at(deadline),
             wait=delay,
             sleep=self.sleep,
             retry_error_callback=give_up,
@@ -205,14 +205,15 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-class _StopAt(stop_base):
+def _stop_at(deadline: float | None) -> stop_base:
     """Stop retrying once the ``time.monotonic`` deadline has passed (never when it is None)."""
+    from tenacity.stop import stop_base
 
-    def __init__(self, deadline: float | None) -> None:
-        self.deadline = deadline
+    class StopAt(stop_base):
+        def __call__(self, retry_state: RetryCallState) -> bool:
+            return deadline is not None and time.monotonic() >= deadline
 
-    def __call__(self, retry_state: RetryCallState) -> bool:
-        return self.deadline is not None and time.monotonic() >= self.deadline
+    return StopAt()
 
 
 @functools.cache

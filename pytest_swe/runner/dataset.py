@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from filelock import FileLock
 
 from pytest_swe.api.errors import DatasetUnavailable
 from pytest_swe.api.errors import RowError
@@ -246,21 +245,23 @@ def open_local(
     cache.mkdir(parents=True, exist_ok=True)
     key = _fingerprint(path, id_fields) + ("-custom" if id_of else "")
     index_file = cache / f"{key}.json"
+    if path.suffix in (".jsonl", ".parquet"):
+        # An index is written whole under a temporary name, then renamed: one that is there can
+        # be read without the lock (and without importing filelock, on every warm run).
+        warm = _read_index(index_file, path, path.suffix.lstrip("."))
+        if warm is not None:
+            return warm
+    from filelock import FileLock
+
     with FileLock(str(cache / f"{key}.lock")):
         data_path, kind = path, path.suffix.lstrip(".")
         if kind == "json":
             data_path, kind = cache / f"{key}.jsonl", "jsonl"
             if not data_path.exists():
                 _json_to_jsonl(path, data_path)
-        if index_file.exists():
-            try:
-                cached = json.loads(index_file.read_text())
-                locators: Sequence[int] = (
-                    array("q", cached["locators"]) if kind == "jsonl" else range(len(cached["ids"]))
-                )
-                return DatasetIndex(data_path, kind, cached["ids"], locators)
-            except (OSError, ValueError, KeyError):
-                pass
+        warm = _read_index(index_file, data_path, kind)
+        if warm is not None:
+            return warm
         try:
             if kind == "jsonl":
                 ids, locators = _index_jsonl(data_path, id_fields[0], id_of)
@@ -277,6 +278,18 @@ def open_local(
         tmp.write_text(json.dumps(payload))
         tmp.replace(index_file)
         return DatasetIndex(data_path, kind, ids, locators)
+
+
+def _read_index(index_file: Path, data_path: Path, kind: str) -> DatasetIndex | None:
+    """The index saved for ``data_path``; None when there is none or it cannot be read."""
+    try:
+        cached = json.loads(index_file.read_text())
+        locators: Sequence[int] = (
+            array("q", cached["locators"]) if kind == "jsonl" else range(len(cached["ids"]))
+        )
+        return DatasetIndex(data_path, kind, cached["ids"], locators)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 # --- Hugging Face ------------------------------------------------------------------------------
@@ -315,6 +328,8 @@ def fetch_hf(source: str, split: str, *, name: str | None = None, revision: str 
     if dest.exists():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
     with FileLock(str(dest) + ".lock"):
         if dest.exists():
             return dest
