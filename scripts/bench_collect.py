@@ -6,7 +6,9 @@ statements of several KB, F2P/P2P lists), then measures, in one run on one machi
 * ``pytest --collect-only -q`` on a benchmark over it (cold index cache, then warm);
 * one xdist worker collecting it (``-n 2``; every worker records its own peak RSS);
 * a baseline pytest that collects nothing (alone and with ``-n 2``), and a plain script that
-  loads every row, so the figures can be read as what pytest-swe adds and as ratios.
+  loads every row, so the figures can be read as what pytest-swe adds and as ratios;
+* pytest collecting N items of its own (one test function with N parameters): what pytest itself
+  spends per item, which no plugin that makes N items can spend less than.
 
 Each case runs ``--repeat`` times, interleaved, and the least of each figure is reported: load
 from other processes on a shared machine only ever adds time.
@@ -181,6 +183,10 @@ def main() -> None:
     (root / "conftest.py").write_text(textwrap.dedent(RSS_CONFTEST))
     (root / "pytest.ini").write_text("[pytest]\n")
     (root / "empty").mkdir(exist_ok=True)
+    (root / "plain").mkdir(exist_ok=True)
+    (root / "plain" / "test_plain.py").write_text(
+        f"import pytest\n\n@pytest.mark.parametrize('n', range({args.rows}))\ndef test_row(n):\n    pass\n"
+    )
     rss_dir = root / "rss"
     rss_dir.mkdir(exist_ok=True)
     cache = root / "cache"
@@ -197,6 +203,7 @@ def main() -> None:
             False,
         ),
         "plain script: json-load every row": ([sys.executable, "-c", naive_code], False),
+        "pytest's own items: one test, N parameters": ([*base, "--collect-only", "plain"], False),
     }
     figures: dict[str, list[Figure]] = {name: [] for name in cases}
     for _ in range(args.repeat):  # interleaved, so a burst of load hits every case alike
@@ -220,6 +227,7 @@ def main() -> None:
     )
     nb, workers = got["-n 2, baseline (nothing to collect)"], got["-n 2 (workers collect, nothing selected)"]
     naive = got["plain script: json-load every row"]
+    plain = got["pytest's own items: one test, N parameters"]
     items = cold.workers[0]["items"] if cold.workers else 0
     print()
     print(f"items collected: {items}")
@@ -258,6 +266,10 @@ def main() -> None:
         f"{(warm.rss_kb - b.rss_kb) / max(items, 1):.2f} KB above baseline"
     )
     print(f"  json-load-all wall / collect-only cold wall        {naive.wall / cold.wall:5.2f}")
+    print(
+        f"  pytest's own {args.rows} parametrized items above baseline: wall +{plain.wall - b.wall:5.2f} s; "
+        f"pytest-swe's warm collection / that: {(warm.wall - b.wall) / max(plain.wall - b.wall, 1e-9):4.2f}"
+    )
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
 
