@@ -25,7 +25,13 @@ import pytest
 from filelock import FileLock
 
 from pytest_swe.api.settings import BenchmarkSettings
+from pytest_swe.runner import config as _config  # noqa: F401 - see below
 from pytest_swe.tools import report
+
+# The plugin imports PyYAML and OmegaConf only when a run reads a benchmark. Imported here, they
+# are in sys.modules before any in-process pytester run, whose module snapshot would otherwise
+# remove them after the run and import them again in the next, where PyYAML, imported a second
+# time in one process, fails to load "9" ("could not determine a constructor for the tag None").
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -262,6 +262,7 @@ def open_local(
         warm = _read_index(index_file, data_path, kind)
         if warm is not None:
             return warm
+        locators: Sequence[int]
         try:
             if kind == "jsonl":
                 ids, locators = _index_jsonl(data_path, id_fields[0], id_of)
