@@ -101,7 +101,7 @@ def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
     swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path
 ) -> None:
     """Every verdict from the cache: the engine is asked only for the images' ids (and a ping, its
-    version, the run's containers), over its socket without the SDK, and no agent's libraries load."""
+    version, the run's containers), over its socket without the SDK, and no model client loads."""
     swe_project.demo()
     args = ("benchmarks/", "-k", "envfile or slugkit", f"--swe-cache={tmp_path / 'verdicts'}")
     first = swe_project.run(*args)
@@ -114,5 +114,7 @@ def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
     ]
     assert len(cached) == len(first.cases) and set(cached) == {"true"}
     assert "pytest_swe.providers.docker" in replayed
-    library = ("docker", "requests", "urllib3", "tenacity", "httpx", "psutil")
+    # psutil is not in the list: the run's start reaps orphans, and when the engine holds other
+    # runs' sandboxes (as it does while the suite runs in parallel) it asks whether their owners live.
+    library = ("docker", "requests", "urllib3", "tenacity", "httpx")
     assert [m for m in replayed if m.split(".")[0] in library] == []
