@@ -110,8 +110,10 @@ def import_image(client: Any, rootfs: Path, tag: str) -> None:
     repository, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
     try:
         answer = client.api.import_image_from_file(str(rootfs), repository=repository, tag=version)
+        if image_exists(client, tag):
+            return
         imported = _imported_id(answer)
-        if imported and not image_exists(client, tag):
+        if imported:
             # Podman 4's compatible import names the image ``latest`` whatever tag is asked.
             client.api.tag(imported, repository, version)
     except engine_errors() as exc:

@@ -245,16 +245,16 @@ def open_local(
     cache.mkdir(parents=True, exist_ok=True)
     key = _fingerprint(path, id_fields) + ("-custom" if id_of else "")
     index_file = cache / f"{key}.json"
-    if path.suffix in (".jsonl", ".parquet"):
+    data_path, kind = path, path.suffix.lstrip(".")
+    if kind != "json":
         # An index is written whole under a temporary name, then renamed: one that is there can
         # be read without the lock (and without importing filelock, on every warm run).
-        warm = _read_index(index_file, path, path.suffix.lstrip("."))
+        warm = _read_index(index_file, data_path, kind)
         if warm is not None:
             return warm
     from filelock import FileLock
 
     with FileLock(str(cache / f"{key}.lock")):
-        data_path, kind = path, path.suffix.lstrip(".")
         if kind == "json":
             data_path, kind = cache / f"{key}.jsonl", "jsonl"
             if not data_path.exists():
