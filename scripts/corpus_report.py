@@ -10,6 +10,7 @@ case (see ``tests/security/corpus``).
     python scripts/corpus_report.py                         # the test sample, strict and official
     python scripts/corpus_report.py --full                  # every case on every instance
     python scripts/corpus_report.py --policy official --corpus attacks --json figures.json
+    python scripts/corpus_report.py --full --case install-plants-pth   # one attack, every instance
 
 The images must exist: ``pytest-swe images benchmarks/demo.yaml``, then
 ``python tests/security/data/grading-local/fetch_debs.py`` and
@@ -76,9 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, help="work directory (default: a temporary one)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument(
+        "--case", action="append", metavar="NAME", help="only cases whose name contains NAME (repeatable)"
+    )
     args = parser.parse_args(argv)
     policies = args.policy or ["strict", "official"]
     attacks, honest = select(all_contexts(), full=args.full)
+    if args.case:
+        attacks = [e for e in attacks if any(n in e.case.name for n in args.case)]
+        honest = [e for e in honest if any(n in e.case.name for n in args.case)]
     out = args.out or Path(tempfile.mkdtemp(prefix="corpus-report-"))
     attack_runs: dict[str, Replay] = {}
     honest_runs: dict[str, Replay] = {}

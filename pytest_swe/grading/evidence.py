@@ -29,6 +29,7 @@ from .findings import evidence
 from .paths import CONFTEST
 from .paths import is_test_path
 from .probe import END_MARK
+from .probe import START_MARK
 from .probe import Plan
 from .probe import ProbeResults
 
@@ -331,7 +332,14 @@ def read_integrity(plan: Plan, results: ProbeResults, *, script: str = "", log: 
             )
         )
     ran_to_end = END_MARK in log and not _ERREXIT.search(script)
-    if results.pre and not results.post and ran_to_end:
+    # The snapshot's line in the log (it cannot be taken back) makes the later steps due: the
+    # check before the tests runs right before the test section's start marker.
+    snapshot_ran = plan.snapshot_mark in log
+    if snapshot_ran and START_MARK in log and not results.pre:
+        found.append(
+            evidence("probe", "the harness's check before the tests left no record, though its snapshot ran")
+        )
+    elif results.pre and not results.post and ran_to_end:
         found.append(evidence("eval-script", "the eval script's last steps did not run as it was written"))
     digest = results.post.get("script_sha")
     if digest and plan.script_sha and digest != plan.script_sha:
@@ -350,6 +358,49 @@ def read_integrity(plan: Plan, results: ProbeResults, *, script: str = "", log: 
     for path, digest in pre.items():
         if path in post and digest and post[path] != digest:
             found.append(evidence("graded-file", f"{path} changed on disk while the tests ran"))
+    return found
+
+
+_STEP_WHEN = {"pre": "before", "post": "after"}
+_CUT = re.compile(r"\[\.\.\. \d+ bytes of output dropped \.\.\.\]")
+
+
+def read_records(plan: Plan, results: ProbeResults, log: str) -> list[Finding]:
+    """The probe's records as read back against the digests its steps printed when they wrote them.
+
+    Code under test can rewrite a file in the sandbox (drop the canaries from ``pre.json``, empty
+    the channel's record) but not a line the log already carries; a second, different digest for
+    one step is a line printed by something other than the step."""
+    prefix = plan.record_mark + " "
+    logged: dict[str, set[str]] = {step: set() for step in _STEP_WHEN}
+    for line in log.split("\n"):
+        if line.startswith(prefix):
+            step, _, digest = line[len(prefix) :].strip().partition(" ")
+            if step in logged:
+                logged[step].add(digest)
+    found: list[Finding] = []
+    for step, when in _STEP_WHEN.items():
+        seen = logged[step]
+        now = results.digests.get(f"{step}.json")
+        check = f"the harness's check {when} the tests"
+        if len(seen) > 1:
+            found.append(evidence("probe", f"the log carries {len(seen)} different records of {check}"))
+        elif seen and now is None:
+            found.append(evidence("probe", f"the record of {check} was removed after it was written"))
+        elif seen and now not in seen:
+            found.append(evidence("probe", f"the record of {check} was rewritten after it was written"))
+        elif not seen and now is not None and not _CUT.search(log):
+            # (a log cut to its head and tail may have lost the line with what an install step printed)
+            found.append(evidence("probe", f"a record of {check} exists that the check never printed"))
+    if found or not logged["post"]:
+        return found
+    for path, digest in (results.post.get("outputs") or {}).items():
+        if path in results.digests and results.digests[path] != digest:
+            found.append(
+                evidence(
+                    "probe", f"{path}, written by the harness's probe during the tests, changed after them"
+                )
+            )
     return found
 
 

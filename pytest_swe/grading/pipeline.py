@@ -334,6 +334,7 @@ def _check_run(
     integrity.add(ev.read_unit_channel(results, without, required))
     integrity.add(ev.read_watch(results))
     integrity.add(ev.read_integrity(plan, results, script=script, log=run.raw_log))
+    integrity.add(ev.read_records(plan, results, run.raw_log))
     integrity.add(ev.conflicting_statuses(section, required, spec.parse, spec.runner))
     run.log = _graded_view(run.raw_log, plan, reading)
     if run.log != run.raw_log:

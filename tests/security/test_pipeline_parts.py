@@ -244,17 +244,59 @@ def sandbox_repo(tmp_path: Path) -> dict[str, Any]:
     return {"repo": repo, "site": site, "guard": guard}
 
 
-def hook(env: dict[str, Any], mode: str) -> dict[str, Any]:
+def hook(env: dict[str, Any], mode: str, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run a step of the hook as the eval script does (the steps after the snapshot isolated)."""
     guard = env["guard"]
+    flags = [] if mode == "snapshot" else probe.ISOLATED.split()
     proc = subprocess.run(
-        [sys.executable, str(guard / "hook.py"), mode, str(guard / "plan.json")],
+        [sys.executable, *flags, str(guard / "hook.py"), mode, str(guard / "plan.json")],
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, **(environ or {})},
     )
     assert proc.returncode == 0 and not proc.stderr, proc.stderr
     out = guard / f"{mode}.json"
     return json.loads(out.read_text()) if out.exists() else {}
+
+
+def test_start_up_code_planted_by_the_install_step_does_not_run_in_the_probe(
+    sandbox_repo: dict[str, Any], tmp_path: Path
+) -> None:
+    """A sitecustomize on PYTHONPATH (as a .pth in site-packages would) that ends any Python running
+    the probe: the checks around the tests still run and write their records."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "sitecustomize.py").write_text(
+        "import os, sys\nif any('hook.py' in a for a in sys.argv):\n    os._exit(0)\n"
+    )
+    environ = {"PYTHONPATH": str(planted)}
+    guard = sandbox_repo["guard"]
+    hook(sandbox_repo, "snapshot")
+    (guard / "json.py").write_text("raise SystemExit('a module beside hook.py was imported')\n")
+    # Started the usual way, the planted code ends the step before it writes anything:
+    subprocess.run(
+        [sys.executable, str(guard / "hook.py"), "pre", str(guard / "plan.json")],
+        env={**os.environ, **environ},
+        check=True,
+    )
+    assert not (guard / "pre.json").exists()
+    assert hook(sandbox_repo, "pre", environ)["snapshot"] is True
+    assert "graded" in hook(sandbox_repo, "post", environ)
+
+
+def test_the_snapshot_prints_its_mark_once_written(sandbox_repo: dict[str, Any]) -> None:
+    guard = sandbox_repo["guard"]
+    plan = json.loads((guard / "plan.json").read_text())
+    plan["snapshot_mark"] = "c0ffee " + probe.SNAPSHOT_MARK
+    (guard / "plan.json").write_text(json.dumps(plan))
+    proc = subprocess.run(
+        [sys.executable, str(guard / "hook.py"), "snapshot", str(guard / "plan.json")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout == plan["snapshot_mark"] + "\n" and (guard / "snapshot.json").exists()
 
 
 def test_hook_undoes_what_an_install_step_plants(sandbox_repo: dict[str, Any]) -> None:
@@ -761,3 +803,62 @@ def test_probe_scripts_are_python_3_5(name: str) -> None:
     ast.parse(source, feature_version=(3, 5))
     with pytest.raises(SyntaxError):
         ast.parse(source + '\nx = f"{1}"\n', feature_version=(3, 5))
+
+
+def test_a_snapshot_without_the_checks_after_it_is_evidence() -> None:
+    """The snapshot's line in the log makes the check before the tests due: its missing record (the
+    tests' start marker printed after it) is evidence; a run whose snapshot never ran is not."""
+    plan = probe.Plan(repo="/testbed", dir="/tmp/pytest-swe/g-1", token="abc123")
+    tests = f"{probe.START_MARK}\ntests/test_x.py::test_a PASSED\n{probe.END_MARK}\n"
+    silenced = f"{plan.snapshot_mark}\n+ pip install -e .\n{tests}"
+    found = ev.read_integrity(plan, probe.ProbeResults(), log=silenced)
+    assert [f.rule for f in found] == ["probe"] and "left no record" in str(found[0])
+    assert ev.read_integrity(plan, probe.ProbeResults(), log=tests) == []  # no Python: no steps
+    stopped_early = f"{plan.snapshot_mark}\n+ pip install -e .\nerror: install failed\n"
+    assert ev.read_integrity(plan, probe.ProbeResults(), log=stopped_early) == []
+    done = probe.ProbeResults(pre={"graded": {}}, post={"graded": {}})
+    assert ev.read_integrity(plan, done, log=silenced) == []
+    no_post = probe.ProbeResults(pre={"graded": {}})
+    assert "last steps did not run" in str(ev.read_integrity(plan, no_post, log=silenced))
+
+
+def test_the_probe_records_are_held_to_the_digests_the_log_printed() -> None:
+    """A record rewritten, removed or written without its step after the log printed its digest is
+    evidence; so is a second digest for one step (a line printed by something else)."""
+    import hashlib
+
+    plan = probe.Plan(repo="/testbed", dir="/tmp/pytest-swe/g-1", token="abc123")
+    plan.channel = {"enable": True, "out": "/tmp/pytest-swe/c-1.jsonl"}
+    pre, post, channel = b'{"canaries": {"t.py": ["a", "b"]}}', b'{"graded": {}}', b'{"ev": "start"}\n'
+
+    def digest(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()
+
+    post_record = json.dumps({"graded": {}, "outputs": {"/tmp/pytest-swe/c-1.jsonl": digest(channel)}})
+    post = post_record.encode()
+    log = (
+        f"{plan.record_mark} pre {digest(pre)}\n{probe.START_MARK}\nt.py::test_a PASSED\n{probe.END_MARK}\n"
+        f"{plan.record_mark} post {digest(post)}\n"
+    )
+    bundle = b"".join(
+        f"{name} {len(data)}\n".encode() + data
+        for name, data in (("pre.json", pre), ("post.json", post), ("/tmp/pytest-swe/c-1.jsonl", channel))
+    )
+    honest = probe.read_collected(plan, bundle.decode())
+    assert ev.read_records(plan, honest, log) == []
+
+    def found(results: probe.ProbeResults, text: str = log) -> str:
+        return " | ".join(str(f) for f in ev.read_records(plan, results, text))
+
+    rewritten = probe.read_collected(plan, bundle.decode().replace('["a", "b"]', "[]      "))
+    assert "before the tests was rewritten" in found(rewritten)
+    removed = probe.read_collected(plan, bundle.decode().split("post.json")[0])
+    assert "after the tests was removed" in found(removed)
+    emptied = probe.read_collected(plan, bundle.decode().replace('{"ev": "start"}\n', '{"ev": "stop"}\n'))
+    assert "c-1.jsonl, written by the harness's probe during the tests, changed after them" in found(emptied)
+    second = f"{plan.record_mark} pre {'0' * 64}\n" + log
+    assert "2 different records of the harness's check before" in found(honest, second)
+    unprinted = log.split("\n", 1)[1]
+    assert "exists that the check never printed" in found(honest, unprinted)
+    cut = unprinted.replace(probe.START_MARK, "[... 9 bytes of output dropped ...]\n" + probe.START_MARK)
+    assert found(honest, cut) == ""

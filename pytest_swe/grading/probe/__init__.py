@@ -31,6 +31,14 @@ PROBE_ROOT = "/tmp/pytest-swe"
 START_MARK = ">>>>> Start Test Output"
 END_MARK = ">>>>> End Test Output"
 
+SNAPSHOT_MARK = "pytest-swe probe snapshot"
+"""Printed by the snapshot step (with the plan's token, so the graded view drops it) once it is
+written: the log then proves the probe's later steps were due, whatever the tests did after."""
+
+RECORD_MARK = "pytest-swe probe record"
+"""Printed by the pre and post steps with the digest of the record each wrote: the log binds the
+records to the moment they were written, before the tests (pre) and after them (post)."""
+
 RUNNERS = ("pytest", "django", "sympy", "unittest")
 _PYTEST_COMMAND = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?(?:py\.?test|python[\d.]*\s+-m\s+pytest)(?=\s|$)")
 _SELECTING = frozenset({"-k", "-m", "--deselect", "--lf", "--last-failed", "--sw", "--stepwise", "--ff"})
@@ -80,6 +88,14 @@ class Plan:
     """The equality watch (``equality.py``) for Python runners: module name, output, patched files."""
 
     @property
+    def snapshot_mark(self) -> str:
+        return f"{self.token} {SNAPSHOT_MARK}"
+
+    @property
+    def record_mark(self) -> str:
+        return f"{self.token} {RECORD_MARK}"
+
+    @property
     def canaries_planned(self) -> bool:
         return any(g.get("canary") for g in self.graded)
 
@@ -98,6 +114,8 @@ class Plan:
             "files": self.files,
             "watch": {k: v for k, v in self.watch.items() if k != "patched"},
             "shadow_names": sorted(SHADOWABLE),
+            "snapshot_mark": self.snapshot_mark,
+            "record_mark": self.record_mark,
         }
         return json.dumps(data, sort_keys=True)
 
@@ -253,8 +271,16 @@ def install_files(plan: Plan, test_patch: str | None) -> dict[str, tuple[bytes, 
     }
 
 
+ISOLATED = "-I -S"
+"""How the steps after the eval script's install step start Python: no ``.pth`` file,
+``sitecustomize``, ``PYTHON*`` variable or module beside ``hook.py`` runs in the probe, so code
+that install step planted cannot stop or steer the checks. The snapshot, before any of the
+patch's code ran, starts Python as the tests will, to see the same site directories."""
+
+
 def _step(plan: Plan, mode: str) -> str:
-    run = f'"$__swe_py" {plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err'
+    flags = "" if mode == "snapshot" else f"{ISOLATED} "
+    run = f'"$__swe_py" {flags}{plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err'
     if mode == "pre":
         run = f'eval "$({run})"'
     # The snapshot runs before the script activates any environment: the image's own Python.
@@ -305,6 +331,8 @@ class ProbeResults:
     channel: list[dict[str, Any]] = field(default_factory=list)
     watch: list[dict[str, Any]] = field(default_factory=list)
     errors: str = ""
+    digests: dict[str, str | None] = field(default_factory=dict)
+    """sha256 of each file as read back (None: absent), by its name in the bundle."""
 
 
 _COLLECT = """\
@@ -358,6 +386,11 @@ def read_collected(plan: Plan, output: str) -> ProbeResults:
     results.channel = _lines(parts.get(channel, b"")) if channel else []
     results.watch = _lines(parts.get(watch, b"")) if watch else []
     results.errors = parts.get("hook.err", b"").decode("utf-8", errors="replace")[-2000:]
+    results.digests = {
+        name: hashlib.sha256(parts[name]).hexdigest() if name in parts else None
+        for name in ("pre.json", "post.json", channel, watch)
+        if name
+    }
     return results
 
 

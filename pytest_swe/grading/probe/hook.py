@@ -13,7 +13,10 @@
 #   post PLAN      inside the eval script, right after the test command: what the graded files
 #                  and the start-up state look like now; removes the channel.
 #
-# Results go to JSON files in the plan's directory; nothing is printed to the log.
+# Results go to JSON files in the plan's directory. The log gets a line (with the plan's token) when
+# the snapshot is written, and the digest of what pre and post wrote, when they wrote it: code that
+# runs later can rewrite a file, not a line already printed. pre and post run isolated
+# (python -I -S): no start-up code planted by the eval script's install step runs in them.
 import hashlib
 import json
 import os
@@ -336,6 +339,9 @@ def cmd_snapshot(plan):
             "outside": outside_state(dirs),
         },
     )
+    if plan.get("snapshot_mark"):
+        sys.stdout.write(plan["snapshot_mark"] + "\n")
+    sys.stdout.flush()
 
 
 def expected_graded(plan):
@@ -662,7 +668,7 @@ def purelib():
     try:
         import sysconfig
 
-        return sysconfig.get_paths()["purelib"]
+        return sysconfig.get_paths(vars={"base": sys.prefix, "platbase": sys.exec_prefix})["purelib"]
     except Exception:
         return None
 
@@ -733,6 +739,8 @@ def cmd_pre(plan):
     result["channel"] = install_channel(plan)
     result["watch"] = install_watch(plan)
     dump(os.path.join(d, "pre.json"), result)
+    if plan.get("record_mark"):  # printed by the eval script's shell, which runs what this prints
+        sys.stdout.write("echo '%s pre %s'\n" % (plan["record_mark"], sha(os.path.join(d, "pre.json"))))
     if result["channel"].get("installed") and result["channel"].get("kind") == "pytest":
         sys.stdout.write('export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p %s"\n' % plan["channel"]["module"])
 
@@ -753,11 +761,33 @@ def cmd_post(plan):
                     os.unlink(installed[key])
                 except OSError:
                     pass
+    # What the channel and the watch wrote during the tests, as it is now: a later rewrite shows.
+    result["outputs"] = dict(
+        (part["out"], sha(part["out"]))
+        for part in (plan.get("channel") or {}, plan.get("watch") or {})
+        if part.get("enable") and part.get("out")
+    )
     dump(os.path.join(d, "post.json"), result)
+    if plan.get("record_mark"):
+        sys.stdout.write("%s post %s\n" % (plan["record_mark"], sha(os.path.join(d, "post.json"))))
+        sys.stdout.flush()
+
+
+def enter_venv():
+    """Started with -S, Python reads no ``pyvenv.cfg``: take a virtual environment's prefix as
+    site.py would, without processing its site directory's .pth files."""
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+    prefix = os.path.dirname(exe_dir)
+    for conf in (os.path.join(exe_dir, "pyvenv.cfg"), os.path.join(prefix, "pyvenv.cfg")):
+        if os.path.isfile(conf):
+            sys.prefix = sys.exec_prefix = prefix
+            return
 
 
 def main(argv):
     mode, plan_path = argv[1], argv[2]
+    if sys.flags.no_site:
+        enter_venv()
     plan = load(plan_path)
     {"snapshot": cmd_snapshot, "pre": cmd_pre, "post": cmd_post}[mode](plan)
 
