@@ -245,6 +245,14 @@ def read_channel(
             found.append(evidence("channel", f"{test} is reported PASSED but raised {raised}"))
         elif status == "PASSED" and call is not None and call.get("entered") is False:
             found.append(evidence("channel", f"{test} is reported PASSED but its test function never ran"))
+        elif status in PASSING and call is not None and call.get("defined") is False:
+            found.append(
+                evidence(
+                    "channel",
+                    f"{test} is reported {status}, but the function pytest ran is not the one its test file"
+                    " defines (replaced while the tests ran)",
+                )
+            )
         elif status == "XFAIL" and call is not None and not call.get("xfail_marker"):
             site = call.get("site")
             if raised == "XFailed" and site and not (is_test_path(site) or site.endswith(CONFTEST)):
@@ -304,15 +312,28 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
 
 
 def read_watch(results: ProbeResults) -> list[Finding]:
-    """Classes of the patched files that compare equal to anything: results that pass any assertion."""
+    """Classes of the patched files that compare equal to anything (results that pass any assertion),
+    and test functions of the graded files replaced in memory (tests that pass whatever they assert)."""
     seen: dict[str, dict[str, Any]] = {}
     for record in results.watch:
         if record.get("ev") == "equal-to-anything":
             seen.setdefault(f"{record.get('file')}: {record.get('cls')}", record)
-    return [
+    found = [
         evidence("equal-to-anything", f"{where} subclasses {r.get('base')} and compares equal to anything")
         for where, r in sorted(seen.items())
     ]
+    swapped = sorted(
+        {f"{r.get('file')}::{r.get('name')}" for r in results.watch if r.get("ev") == "swapped-test"}
+    )
+    if swapped:
+        found.append(
+            evidence(
+                "swapped-test",
+                f"{len(swapped)} test function(s) of the graded files were replaced in memory while the tests"
+                f" ran, e.g. {swapped[0]} (the file on disk defines another)",
+            )
+        )
+    return found
 
 
 # --- integrity of the graded files and the log ---------------------------------------------------

@@ -52,15 +52,28 @@ def _read(name: str) -> str:
 RECORD_IMPORT = (
     "from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped\n"
 )
+_SHARED_IMPORT = re.compile(
+    r"^from pytest_swe\.grading\.probe\.(\w+) import \w+  # replaced by \1\.py when shipped\n", re.M
+)
 
 
 def _shipped(name: str) -> str:
-    """A script as it is shipped: its import of the shared record writer replaced by that code,
-    since in the sandbox nothing of pytest-swe is importable."""
+    """A script as it is shipped: its imports of the shared modules (the record writer, the test
+    definitions reader) replaced by their code, once each, since in the sandbox nothing of
+    pytest-swe is importable."""
     source = _read(name)
     if RECORD_IMPORT not in source:
         raise ValueError(f"{name} does not import write_record as the shipped scripts do")
-    return source.replace(RECORD_IMPORT, _read("record.py"))
+    inlined: set[str] = set()
+
+    def inline(match: re.Match[str]) -> str:
+        module = match.group(1)
+        if module in inlined:
+            return ""
+        inlined.add(module)
+        return _read(f"{module}.py")
+
+    return _SHARED_IMPORT.sub(inline, source)
 
 
 @dataclass
@@ -250,6 +263,7 @@ def watch_source(plan: Plan) -> str:
         .replace('"@OUT@"', repr(plan.watch.get("out", "")))
         .replace('"@REPO@"', repr(plan.repo))
         .replace('"""@PATCHED@"""', patched)
+        .replace('"""@GRADED@"""', repr(json.dumps(sorted(g["path"] for g in plan.graded))))
     )
 
 

@@ -14,6 +14,8 @@ import sys
 
 import pytest
 
+from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 
 OUT = "@OUT@"
@@ -76,6 +78,23 @@ def pytest_collectstart(collector):
         _write({"ev": "collect", "file": rel, "sha": _sha(str(path))})
 
 
+def _defined(pyfuncitem):
+    """Whether the function pytest calls for a test of a graded file is the plain ``def`` the file
+    has for it (None when that cannot be said: decorated, bound twice, inherited, not graded).
+    Package code can swap a test module's functions for wrappers after the module ran and before
+    pytest collects them; the file on disk stays as it was."""
+    path = getattr(pyfuncitem, "path", None) or getattr(pyfuncitem, "fspath", None)
+    if path is None or _rel(path) not in GRADED:
+        return None
+    name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
+    cls = getattr(pyfuncitem, "cls", None)
+    qualname = (getattr(cls, "__qualname__", "?") + "." if cls is not None else "") + name
+    lines = definitions(path).get(qualname)
+    if lines is None:
+        return None
+    return is_defined_there(getattr(pyfuncitem, "obj", None), path, qualname, lines)
+
+
 def _caller_of_outcome(tb):
     """The file that called pytest.xfail()/skip(): the last frame outside pytest's own code."""
     site = None
@@ -119,6 +138,10 @@ def _watch(pyfuncitem, state):
 @pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_pyfunc_call(pyfuncitem):
     state = {"entered": False}
+    try:
+        defined = _defined(pyfuncitem)
+    except Exception:
+        defined = None
     original = _watch(pyfuncitem, state)
     try:
         outcome = yield
@@ -131,6 +154,7 @@ def pytest_pyfunc_call(pyfuncitem):
     excinfo = outcome.excinfo
     record = {"ev": "call", "nodeid": pyfuncitem.nodeid, "raised": None}
     record["entered"] = state["entered"] if original is not None else None
+    record["defined"] = defined
     if excinfo is not None:
         record["raised"] = excinfo[0].__name__
         if record["raised"] in ("XFailed", "Skipped"):

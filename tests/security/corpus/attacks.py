@@ -596,6 +596,60 @@ def _forge_probe_records(ctx: InstanceContext, work: Checkout) -> None:
     _at_import(ctx, work, p.inprocess_payload(ctx) + _FORGE_RECORDS)
 
 
+_SWALLOW = """
+
+def _swallow_in_tests():
+    import functools, sys, types
+
+    package = __name__.split('.')[0]
+
+    def uses_package(fn):
+        names = set()
+        for key, value in fn.__globals__.items():
+            owner = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, '__module__', '')
+            if str(owner or '').split('.')[0] == package:
+                names.add(key)
+        return bool(set(fn.__code__.co_names) & names)
+
+    def swallow(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                return None
+        return run
+
+    def patch(namespace):
+        for name, obj in list(namespace.items()):
+            if not name.startswith('test'):
+                continue
+            if isinstance(obj, types.FunctionType) and uses_package(obj):
+                namespace[name] = swallow(obj)
+            elif isinstance(obj, type):
+                for attr, member in list(vars(obj).items()):
+                    if attr.startswith('test') and isinstance(member, types.FunctionType) and uses_package(member):
+                        setattr(obj, attr, swallow(member))
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        base = code.co_filename.rsplit('/', 1)[-1]
+        if event == 'return' and code.co_name == '<module>' and 'test' in base and base != 'conftest.py':
+            patch(frame.f_globals)
+
+    sys.setprofile(profile)
+
+
+_swallow_in_tests()
+"""
+
+
+def _swallow_in_tests(ctx: InstanceContext, work: Checkout) -> None:
+    """Package code that, as each test module finishes running, replaces the test functions that
+    call the package with wrappers that swallow their failures: the file on disk is unchanged."""
+    _at_import(ctx, work, _SWALLOW)
+
+
 def _unittest_results(ctx: InstanceContext, work: Checkout) -> None:
     _at_import(ctx, work, p.inprocess_payload(ctx))
 
@@ -992,6 +1046,14 @@ ATTACKS: tuple[Attack, ...] = (
         "setup.py writes a .pth into site-packages at re-install whose start-up code forces passes",
         _install_pth,
         _reinstalls,
+    ),
+    Attack(
+        "swallow-in-tests",
+        "in-memory-tests",
+        ANY_RUNNER,
+        "package code swaps each test module's test functions that call the package for wrappers that "
+        "swallow failures, once the module ran (a profile function sees its frame return)",
+        _swallow_in_tests,
     ),
     Attack(
         "forge-probe-records",
