@@ -383,6 +383,19 @@ def test_hook_knows_what_base_plus_test_patch_must_give(sandbox_repo: dict[str, 
 # --- the result channel, loaded by a real pytest -------------------------------------------------
 
 
+SWALLOW = """
+def swallow(fn):
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            return None
+    return run
+"""
+"""A wrapper that passes for its test function (``functools.wraps``) and swallows its failures."""
+
+
 def run_with_channel(tmp_path: Path, files: dict[str, str]) -> list[dict[str, Any]]:
     project = tmp_path / "project"
     for name, text in files.items():
@@ -461,31 +474,26 @@ def test_channel_tells_a_test_function_swapped_in_memory_from_the_one_its_file_d
     """Package code that, once a test module has run, replaces its test functions with wrappers
     that swallow failures: the file on disk is unchanged, the wrapper is entered and raises
     nothing. The channel compares the function pytest calls with the file's own ``def``."""
-    swap = """
-        import functools, sys, types
-
-        def _wrap(fn):
-            @functools.wraps(fn)
-            def run(*args, **kwargs):
-                try:
-                    return fn(*args, **kwargs)
-                except Exception:
-                    return None
-            return run
-
+    swap = (
+        "import functools, sys, types\n"
+        + SWALLOW
+        + textwrap.dedent(
+            """
         def _profile(frame, event, arg):
             if event == "return" and frame.f_code.co_name == "<module>" and "test_" in frame.f_code.co_filename:
                 for name, obj in list(frame.f_globals.items()):
                     if name.startswith("test_swapped") and isinstance(obj, types.FunctionType):
-                        frame.f_globals[name] = _wrap(obj)
+                        frame.f_globals[name] = swallow(obj)
                     if name == "TestSwapped":
-                        obj.test_method = _wrap(obj.test_method)
+                        obj.test_method = swallow(obj.test_method)
 
         sys.setprofile(_profile)
 
         def value():
             return 1
-    """
+        """
+        )
+    )
     records = run_with_channel(
         tmp_path,
         {
@@ -931,25 +939,17 @@ def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) ->
     site = tmp_path / "site"
     site.mkdir()
     (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
-    code = textwrap.dedent(
-        """
-        import functools, swe_watch_under_test
-        import tests.test_x as m
-
-        def swallow(fn):
-            @functools.wraps(fn)
-            def run(*args, **kwargs):
-                try:
-                    return fn(*args, **kwargs)
-                except Exception:
-                    return None
-            return run
-
+    code = (
+        "import functools, swe_watch_under_test\nimport tests.test_x as m\n"
+        + SWALLOW
+        + textwrap.dedent(
+            """
         m.test_swapped = swallow(m.test_swapped)
         m.TestC.test_m = swallow(m.TestC.test_m)
         m.TestC.helper = swallow(m.TestC.helper)
         m.test_decorated = swallow(m.test_decorated)
         """
+        )
     )
     subprocess.run(
         [sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True
