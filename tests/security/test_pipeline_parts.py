@@ -969,6 +969,40 @@ def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) ->
     assert not (tmp_path / "watch.jsonl").exists()
 
 
+def test_equality_watch_parses_nothing_inside_a_garbage_collection(tmp_path: Path) -> None:
+    """The watch runs in gc callbacks; a parse there, landing inside the code under test's own
+    ``ast.parse``, broke CPython 3.11's parser state ("AST constructor recursion depth mismatch")."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "__init__.py").write_text("")
+    (repo / "tests" / "test_x.py").write_text("def test_a():\n    assert 1\n" * 3)
+    plan = probe.Plan(repo=str(repo), dir=str(tmp_path), token="t", graded=[{"path": "tests/test_x.py"}])
+    plan.watch = {"enable": True, "out": str(tmp_path / "watch.jsonl"), "patched": ["pkg.py"]}
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+    code = textwrap.dedent(
+        """
+        import ast, gc, time, swe_watch_under_test
+        import tests.test_x
+        source = "\\n".join("def f%d(a, b):\\n    return [(x, {y: z}) for x in a for y, z in b]" % i for i in range(300))
+        gc.set_threshold(1)
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            ast.parse(source)
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": f"{site}:{repo}"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 @pytest.mark.parametrize(
     "name", ["hook.py", "channel.py", "unitchannel.py", "equality.py", "definitions.py", "record.py"]
 )
