@@ -196,7 +196,7 @@ def test_instrumented_script_keeps_exit_statuses(tmp_path: Path) -> None:
     plan = probe.plan_for(workdir=str(tmp_path), script=script, test_patch=None, runner="pytest")
     plan.dir = str(tmp_path / "probe")
     instrumented = probe.instrument(script, plan)
-    assert instrumented.count(f"{plan.dir}/hook.py") == 3 and instrumented != script
+    assert all(f"{plan.dir}/hook.py {mode} " in instrumented for mode in ("snapshot", "pre", "post"))
     out = subprocess.run(["bash", "-c", instrumented], capture_output=True, text=True, check=False).stdout
     assert ">>>>> Test Exit Code: 3" in out and "after=7" in out
 
@@ -283,6 +283,27 @@ def test_start_up_code_planted_by_the_install_step_does_not_run_in_the_probe(
     assert not (guard / "pre.json").exists()
     assert hook(sandbox_repo, "pre", environ)["snapshot"] is True
     assert "graded" in hook(sandbox_repo, "post", environ)
+
+
+def test_a_python_that_cannot_start_isolated_gives_way_to_python3(
+    sandbox_repo: dict[str, Any], tmp_path: Path
+) -> None:
+    """An image whose ``python`` is Python 2 (no ``-I``): the steps after the snapshot run with
+    python3, so the snapshot's mark never promises a step that cannot run."""
+    guard = sandbox_repo["guard"]
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python").write_text(
+        '#!/bin/sh\n[ "$1" = -I ] && { echo "Unknown option: -I" >&2; exit 2; }\nexit 3\n'
+    )
+    (fake / "python").chmod(0o755)
+    (fake / "python3").symlink_to(sys.executable)
+    plan = probe.Plan(repo=str(sandbox_repo["repo"]), dir=str(guard), token="c0ffee")
+    steps = "\n".join(probe._step(plan, mode) for mode in ("snapshot", "pre", "post"))
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
+    subprocess.run(["bash", "-c", steps], env=env, check=True, cwd=sandbox_repo["repo"])
+    assert (guard / "pre.json").exists() and (guard / "post.json").exists()
+    assert "Unknown option: -I" in (guard / "hook.err").read_text()
 
 
 def test_the_snapshot_prints_its_mark_once_written(sandbox_repo: dict[str, Any]) -> None:

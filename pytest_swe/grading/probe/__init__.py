@@ -293,8 +293,15 @@ patch's code ran, starts Python as the tests will, to see the same site director
 
 
 def _step(plan: Plan, mode: str) -> str:
-    flags = "" if mode == "snapshot" else f"{ISOLATED} "
-    run = f'"$__swe_py" {flags}{plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err'
+    args = f"{plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err"
+    if mode == "snapshot":
+        run = f'"$__swe_py" {args}'
+    else:
+        # An interpreter that cannot start isolated (a Python 2 ``python``) gives way to python3.
+        run = (
+            f'{{ "$__swe_py" {ISOLATED} {args} || {{ __swe_py3=$(command -v python3) && '
+            f'[ "$__swe_py3" != "$__swe_py" ] && "$__swe_py3" {ISOLATED} {args}; }}; }}'
+        )
     if mode == "pre":
         run = f'eval "$({run})"'
     # The snapshot runs before the script activates any environment: the image's own Python.

@@ -339,7 +339,7 @@ def cmd_snapshot(plan):
             "outside": outside_state(dirs),
         },
     )
-    if plan.get("snapshot_mark"):
+    if plan.get("snapshot_mark") and sys.version_info >= (3, 4):  # the later steps need -I
         sys.stdout.write(plan["snapshot_mark"] + "\n")
     sys.stdout.flush()
 
