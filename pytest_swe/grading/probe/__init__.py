@@ -297,9 +297,10 @@ def _step(plan: Plan, mode: str) -> str:
     if mode == "snapshot":
         run = f'"$__swe_py" {args}'
     else:
-        # An interpreter that cannot start isolated (a Python 2 ``python``) gives way to python3.
+        # An interpreter that cannot start isolated (a Python 2 ``python``: usage error, status 2)
+        # gives way to python3; a step that ran is never run twice.
         run = (
-            f'{{ "$__swe_py" {ISOLATED} {args} || {{ __swe_py3=$(command -v python3) && '
+            f'{{ "$__swe_py" {ISOLATED} {args} || {{ [ $? = 2 ] && __swe_py3=$(command -v python3) && '
             f'[ "$__swe_py3" != "$__swe_py" ] && "$__swe_py3" {ISOLATED} {args}; }}; }}'
         )
     if mode == "pre":
