@@ -112,33 +112,33 @@ def _check_tests(final=False):
                 _write({"ev": "swapped-test", "file": rel, "name": qualname})
 
 
-def _scan(deep=False):
+def _value_types(deep):
+    for base in _BASES:
+        try:
+            stack = list(base.__subclasses__())
+        except Exception:
+            continue
+        while stack:
+            cls = stack.pop()
+            _check(cls, base)
+            if deep:
+                try:
+                    stack.extend(type.__subclasses__(cls))
+                except Exception:
+                    pass
+
+
+def _scan(deep=False, final=False):
     if _busy[0]:
         return
     _busy[0] = True
     try:
-        _check_tests()
-    except Exception:
-        pass
-    finally:
-        _busy[0] = False
-    if not PATCHED:
-        return
-    _busy[0] = True
-    try:
-        for base in _BASES:
-            try:
-                stack = list(base.__subclasses__())
-            except Exception:
-                continue
-            while stack:
-                cls = stack.pop()
-                _check(cls, base)
-                if deep:
-                    try:
-                        stack.extend(type.__subclasses__(cls))
-                    except Exception:
-                        pass
+        try:
+            _check_tests(final)
+        except Exception:  # the tests' check failing must not skip the value types'
+            pass
+        if PATCHED:
+            _value_types(deep)
     finally:
         _busy[0] = False
 
@@ -154,13 +154,5 @@ def _on_collect(phase, info):
 _GRADED_DEFS = dict((rel, definitions(os.path.join(REPO, rel))) for rel in GRADED)
 
 
-def _at_exit():
-    try:
-        _check_tests(final=True)
-    except Exception:
-        pass
-    _scan(True)
-
-
 gc.callbacks.append(_on_collect)
-atexit.register(_at_exit)
+atexit.register(_scan, True, True)
