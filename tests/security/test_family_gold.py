@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from secutil import MeasuredRun
 from secutil import run_measured
 from secutil import shared_run
 
@@ -49,9 +50,8 @@ def family_images(
     return benchmarks
 
 
-def test_gold_of_every_family_resolves_without_findings(
-    family_images: list[Path], tmp_path_factory: pytest.TempPathFactory, docker_engine: Any
-) -> None:
+def gold_run(tmp_path_factory: pytest.TempPathFactory, family_images: list[Path]) -> MeasuredRun:
+    """The gold run of every local benchmark, once per session, whichever test's worker asks first."""
     measured, _ = shared_run(
         tmp_path_factory,
         "family-gold",
@@ -66,7 +66,13 @@ def test_gold_of_every_family_resolves_without_findings(
             "provider.pull=never",
         ),
     )
-    run = measured.run
+    return measured
+
+
+def test_gold_of_every_family_resolves_without_findings(
+    family_images: list[Path], tmp_path_factory: pytest.TempPathFactory, docker_engine: Any
+) -> None:
+    run = gold_run(tmp_path_factory, family_images).run
     families = {c.properties.get("family") for c in run.cases}
     assert len(families) >= 6, families  # one local benchmark per family
     for case in run.cases:
@@ -79,13 +85,12 @@ def test_gold_of_every_family_resolves_without_findings(
 def test_the_probe_ran_on_every_python_row_of_the_swe_bench_lineage(
     family_images: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """The gold run above went through the probe for real: canaries in the graded files and the
+    """The gold run went through the probe for real: canaries in the graded files and the
     result channel for the SWE-bench and SWE-rebench rows whose runner the probe knows."""
     import json
 
-    measured, _ = shared_run(tmp_path_factory, "family-gold", lambda project: None)  # type: ignore[arg-type,return-value]
     probed = {}
-    for case in measured.run.cases:
+    for case in gold_run(tmp_path_factory, family_images).run.cases:
         verdict = json.loads(Path(case.properties["verdict_path"]).read_text())
         probe = verdict["extra"].get("probe")
         if case.properties["family"] in ("swe-bench", "swe-rebench") and probe is not None:
