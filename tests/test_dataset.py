@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from unittest import mock
 
@@ -110,10 +111,15 @@ def test_the_jsonl_index_holds_what_a_full_parse_of_each_line_gives(
     path.write_bytes((end.join(rows) + (end if final_newline else "")).encode())
     expected_ids, expected_offsets = _reference_ids(path)
     for block in (7, 64, dataset._INDEX_BLOCK):  # lines across block ends, and longer than a block
-        with mock.patch.object(dataset, "_INDEX_BLOCK", block):
-            index = open_local(path, cache=directory / f"cache-{block}")
-        assert index.ids == expected_ids
-        assert list(index.locators) == expected_offsets
+        for mapped in (True, False):  # mapped windows, and read blocks where a file cannot be mapped
+            unmappable = mock.patch.object(dataset.mmap, "mmap", side_effect=OSError(19, "No such device"))
+            with (
+                mock.patch.object(dataset, "_INDEX_BLOCK", block),
+                unmappable if not mapped else nullcontext(),
+            ):
+                index = open_local(path, cache=directory / f"cache-{block}-{mapped}")
+            assert index.ids == expected_ids
+            assert list(index.locators) == expected_offsets
     for ref in index.refs():
         if ref.instance_id is not None:
             assert index.load_row(ref.locator)["instance_id"] == ref.instance_id

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import re
 import socket
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from typing import BinaryIO
 
 import platformdirs
 
@@ -120,17 +122,9 @@ def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[st
     ids: list[str | None] = []
     offsets = array("q")
     search = re.compile(_ID_PATTERN.format(field=re.escape(id_field)).encode()).search
-    # Blocks of 8 MB, each searched in place between line ends: no line is copied (a third of the
-    # time of reading line by line, on rows of several KB) and memory stays one block, however
-    # large the file. A line longer than a block grows the block until it holds the line.
-    base = 0  # file offset of block[0]
-    block = b""
     with open(path, "rb") as fh:
-        while True:
-            more = fh.read(max(_INDEX_BLOCK, len(block)))
-            block += more
-            last = block.rfind(b"\n") + 1 if more else len(block)
-            start, find = 0, block.find
+        for base, block, start, last in _line_blocks(fh):
+            find = block.find
             while start < last:
                 end = find(b"\n", start, last)
                 if end < 0:
@@ -143,10 +137,53 @@ def _index_jsonl(path: Path, id_field: str, id_of: IdOf | None) -> tuple[list[st
                     ids.append(None)
                     offsets.append(base + start)
                 start = end + 1
-            if not more:
-                return ids, offsets
-            base += last
-            block = block[last:]
+    return ids, offsets
+
+
+_Block = tuple[int, bytes | mmap.mmap, int, int]
+"""(file offset of the block's first byte, the block, where its first line starts, where its
+last whole line ends)"""
+
+
+def _line_blocks(fh: BinaryIO) -> Iterator[_Block]:
+    """The file in blocks of whole lines, each searched in place: no line is copied, and memory
+    holds one block however large the file. A line longer than a block grows the block."""
+    size = os.fstat(fh.fileno()).st_size
+    try:
+        mmap.mmap(fh.fileno(), min(size, mmap.PAGESIZE), access=mmap.ACCESS_READ).close()
+    except (OSError, ValueError):  # empty, or on a file system that cannot map files
+        return _read_blocks(fh)
+    return _mapped_blocks(fh, size)
+
+
+def _mapped_blocks(fh: BinaryIO, size: int) -> Iterator[_Block]:
+    # Windows of the page cache: nothing is copied, a third of the time of reading the same
+    # blocks on a dataset of several hundred MB; each window is unmapped before the next.
+    pos, window = 0, _INDEX_BLOCK
+    while pos < size:
+        base = pos - pos % mmap.ALLOCATIONGRANULARITY
+        length = min(size - base, pos - base + window)
+        with mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ, offset=base) as view:
+            last = length if base + length >= size else view.rfind(b"\n", pos - base) + 1
+            if last == 0:
+                window *= 2
+                continue
+            yield base, view, pos - base, last
+        pos = base + last
+
+
+def _read_blocks(fh: BinaryIO) -> Iterator[_Block]:
+    base = 0  # file offset of block[0]
+    block = b""
+    while True:
+        more = fh.read(max(_INDEX_BLOCK, len(block)))
+        block += more
+        last = block.rfind(b"\n") + 1 if more else len(block)
+        yield base, block, 0, last
+        if not more:
+            return
+        base += last
+        block = block[last:]
 
 
 def _json_string(raw: bytes) -> str | None:
