@@ -339,6 +339,8 @@ def read_watch(results: ProbeResults) -> list[Finding]:
 # --- integrity of the graded files and the log ---------------------------------------------------
 
 
+_CHANGED = re.compile(r"pytest-swe probe: (?:\w+: )?(\S+ was (?:changed|removed) after it was written)")
+"""What a step that refused to run wrote to ``hook.err`` (a file of the probe's it found changed)."""
 _ERREXIT = re.compile(r"^\s*set\s+(?:-[A-Za-z]*e|-o\s+errexit)", re.M)
 
 
@@ -357,8 +359,13 @@ def read_integrity(plan: Plan, results: ProbeResults, *, script: str = "", log: 
     # check before the tests runs right before the test section's start marker.
     snapshot_ran = plan.snapshot_mark in log
     if snapshot_ran and START_MARK in log and not results.pre:
+        why = _CHANGED.findall(results.errors)
         found.append(
-            evidence("probe", "the harness's check before the tests left no record, though its snapshot ran")
+            evidence(
+                "probe",
+                "the harness's check before the tests left no record, though its snapshot ran"
+                + (f" (it found {why[-1]})" if why else ""),
+            )
         )
     elif results.pre and not results.post and ran_to_end:
         found.append(evidence("eval-script", "the eval script's last steps did not run as it was written"))

@@ -55,7 +55,7 @@ from .paths import why_neutralized
 from .run import run_script
 from .tree import WorkTree
 
-POLICY_VERSION = "pytest-swe/grading-3"
+POLICY_VERSION = "pytest-swe/grading-4"
 STRICT = "strict"
 OFFICIAL = "official"
 POLICIES = (STRICT, OFFICIAL)
@@ -282,7 +282,7 @@ def _prepare_probe(
     plan.script_path = path
     instrumented = probe.instrument(script, plan)
     integrity.plan = plan
-    return instrumented, probe.install_files(plan, task.test_patch)
+    return instrumented, probe.install_files(plan)
 
 
 def _graded_view(log: str, plan: probe.Plan, reading: ev.CanaryReading) -> str:

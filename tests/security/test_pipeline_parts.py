@@ -4,8 +4,11 @@ real git repository), the result channel (loaded by a real pytest) and the evide
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -196,7 +199,9 @@ def test_instrumented_script_keeps_exit_statuses(tmp_path: Path) -> None:
     plan = probe.plan_for(workdir=str(tmp_path), script=script, test_patch=None, runner="pytest")
     plan.dir = str(tmp_path / "probe")
     instrumented = probe.instrument(script, plan)
-    assert all(f"{plan.dir}/hook.py {mode} " in instrumented for mode in ("snapshot", "pre", "post"))
+    assert all(
+        f"{plan.dir}/hook.py {probe.HOOK_SHA} {mode} " in instrumented for mode in ("snapshot", "pre", "post")
+    )
     out = subprocess.run(["bash", "-c", instrumented], capture_output=True, text=True, check=False).stdout
     assert ">>>>> Test Exit Code: 3" in out and "after=7" in out
 
@@ -307,6 +312,7 @@ def test_a_python_that_cannot_start_isolated_gives_way_to_python3(
 
 
 def test_the_snapshot_prints_its_mark_once_written(sandbox_repo: dict[str, Any]) -> None:
+    """For the eval script's shell to run: the mark, and the snapshot's digest kept in a variable."""
     guard = sandbox_repo["guard"]
     plan = json.loads((guard / "plan.json").read_text())
     plan["snapshot_mark"] = "c0ffee " + probe.SNAPSHOT_MARK
@@ -317,7 +323,96 @@ def test_the_snapshot_prints_its_mark_once_written(sandbox_repo: dict[str, Any])
         text=True,
         check=True,
     )
-    assert proc.stdout == plan["snapshot_mark"] + "\n" and (guard / "snapshot.json").exists()
+    digest = hashlib.sha256((guard / "snapshot.json").read_bytes()).hexdigest()
+    assert proc.stdout == f"echo '{plan['snapshot_mark']}'\n__swe_snap={digest}\n"
+
+
+_CHANGE = textwrap.dedent(
+    """\
+    # What code run by the eval script's install step could do to the probe's files.
+    import json, os, sys
+    guard, name = sys.argv[1], sys.argv[2]
+    path = os.path.join(guard, name)
+    if name == "hook.py":  # the check undoes nothing and places no canary
+        source = open(path).read()
+        for definition, value in (("neutralize(plan, snap)", "[], 0"), ("add_canaries(plan)", "{}")):
+            source = source.replace(
+                "def %s:" % definition, "def %s:\\n    return %s\\n\\n\\ndef _was_%s:" % (definition, value, definition)
+            )
+        open(path, "w").write(source)
+    elif name in ("plan.json", "snapshot.json"):  # nothing graded; planted files recorded as there before
+        data = json.load(open(path))
+        data["graded" if name == "plan.json" else "repo"] = [] if name == "plan.json" else {}
+        json.dump(data, open(path, "w"))
+    elif name == "copies.bin":
+        open(path, "ab").write(b"#")
+    elif name == "snapshot.json (removed)":
+        os.unlink(os.path.join(guard, "snapshot.json"))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "changed", [None, "hook.py", "plan.json", "snapshot.json", "snapshot.json (removed)", "copies.bin"]
+)
+def test_a_probe_file_changed_after_the_snapshot_stops_the_check_before_the_tests(
+    sandbox_repo: dict[str, Any], changed: str | None
+) -> None:
+    """The steps as the eval script runs them, with an install step between the snapshot and the
+    check before the tests that rewrites one of the probe's files: that check does not run (the
+    harness reads its missing record as evidence), whatever the rewrite would have steered."""
+    guard = sandbox_repo["guard"]
+    plan = probe.Plan(repo=str(sandbox_repo["repo"]), dir=str(guard), token="c0ffee")
+    plan.sealed = (guard / "plan.json").read_bytes()
+    snapshot, pre, post = (probe._step(plan, mode) for mode in ("snapshot", "pre", "post"))
+    install = f"{shlex.quote(sys.executable)} -c {shlex.quote(_CHANGE)} {guard} {shlex.quote(changed or '-')}"
+    script = "\n".join([snapshot, install, pre, post])
+    subprocess.run(["bash", "-c", script], check=True, cwd=sandbox_repo["repo"], capture_output=True)
+    assert (guard / "snapshot.json").exists() or changed == "snapshot.json (removed)"
+    errors = (guard / "hook.err").read_text() if (guard / "hook.err").exists() else ""
+    if changed is None:
+        assert (guard / "pre.json").exists() and (guard / "post.json").exists(), errors
+        assert json.loads((guard / "pre.json").read_text())["canaries"], "the unchanged check places canaries"
+    else:
+        assert not (guard / "pre.json").exists()
+        log = f"{plan.snapshot_mark}\n: '{probe.START_MARK}'\n"
+        found = ev.read_integrity(plan, probe.ProbeResults(errors=errors), log=log)
+        name = changed.split(" ")[0]
+        assert [f.rule for f in found] == ["probe"] and f"{name} was " in found[0].message, (found, errors)
+
+
+def test_the_channel_is_installed_from_the_plan_not_from_its_copy_on_disk(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("probe_hook", Path(probe.__file__).parent / "hook.py")
+    assert spec is not None and spec.loader is not None
+    hook_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook_module)
+    copy = tmp_path / "channel.py"
+    copy.write_text("RECORD = 'forged'\n")  # rewritten after the snapshot wrote it out
+    installed = tmp_path / "site" / "swe_chan.py"
+    installed.parent.mkdir()
+    hook_module.copy_shipped(
+        {"files": {"channel.py": "RECORD = 'real'\n"}}, "channel.py", str(copy), str(installed)
+    )
+    assert installed.read_text() == "RECORD = 'real'\n"
+
+
+def test_the_rest_of_the_eval_script_cannot_be_rewritten_while_it_runs(tmp_path: Path) -> None:
+    """bash reads a script file as it goes: an install step that rewrites the file in place (same
+    inode) would change what runs after it. The instrumented script is one brace group, parsed
+    whole before it starts."""
+    script = (
+        "#!/bin/bash\nset -uo pipefail\n"
+        f'{shlex.quote(sys.executable)} -c "import sys; p = sys.argv[1]; d = open(p).read(); '
+        "open(p, 'r+').write(d.replace('echo ' + 'original', 'echo ' + 'hijacked'))\" \"$0\"\n"
+        ": '>>>>> Start Test Output'\necho original\n: '>>>>> End Test Output'\n"
+    )
+    plan = probe.plan_for(workdir=str(tmp_path), script=script, test_patch=None, runner="pytest")
+    plan.dir = str(tmp_path / "probe")  # absent: the steps do nothing
+    path = tmp_path / "eval.sh"
+    path.write_text(probe.instrument(script, plan))
+    out = subprocess.run(["bash", str(path)], capture_output=True, text=True, check=False).stdout
+    assert "hijacked" in path.read_text(), "the install step rewrote the file"
+    assert "original" in out and "hijacked" not in out
 
 
 def test_hook_undoes_what_an_install_step_plants(sandbox_repo: dict[str, Any]) -> None:

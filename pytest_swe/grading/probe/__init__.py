@@ -99,6 +99,8 @@ class Plan:
     """Files the hook writes into its directory before the snapshot (name -> text)."""
     watch: dict[str, Any] = field(default_factory=dict)
     """The equality watch (``equality.py``) for Python runners: module name, output, patched files."""
+    sealed: bytes | None = None
+    """``plan.json`` as the steps check it: fixed when the eval script is instrumented."""
 
     @property
     def snapshot_mark(self) -> str:
@@ -243,7 +245,19 @@ def plan_for(
             "out": f"{PROBE_ROOT}/w-{secrets.token_hex(8)}.jsonl",
             "patched": sorted(patched),
         }
+    _attach_files(plan, test_patch)
     return plan
+
+
+def _attach_files(plan: Plan, test_patch: str | None) -> None:
+    """The files the plan carries: the snapshot writes them out; the check before the tests
+    installs the channel and the watch from this text, not from those copies."""
+    if plan.channel.get("enable"):
+        plan.files["channel.py"] = channel_source(plan)
+    if plan.watch.get("enable"):
+        plan.files["watch.py"] = watch_source(plan)
+    if plan.test_patch_file and test_patch:
+        plan.files["test.patch"] = test_patch
 
 
 def channel_source(plan: Plan) -> str:
@@ -267,22 +281,31 @@ def watch_source(plan: Plan) -> str:
     )
 
 
-def install_files(plan: Plan, test_patch: str | None) -> dict[str, tuple[bytes, int]]:
+def install_files(plan: Plan) -> dict[str, tuple[bytes, int]]:
     """The probe's files for the sandbox (``path: (data, mode)``): the hook, and the plan that
     carries every other file it writes out (the channel, the watch, the test patch)."""
-    files: dict[str, str] = {}
-    if plan.channel.get("enable"):
-        files["channel.py"] = channel_source(plan)
-    if plan.watch.get("enable"):
-        files["watch.py"] = watch_source(plan)
-    if plan.test_patch_file and test_patch:
-        files["test.patch"] = test_patch
-    plan.files = files
-    return {
-        f"{plan.dir}/hook.py": (_read("hook.py").encode("utf-8"), 0o600),
-        # Ending with a newline, as a here-document ends: the files can travel in the eval's command.
-        f"{plan.dir}/plan.json": ((plan.to_json() + "\n").encode("utf-8", errors="surrogateescape"), 0o600),
-    }
+    return {f"{plan.dir}/hook.py": (HOOK, 0o600), f"{plan.dir}/plan.json": (_sealed(plan), 0o600)}
+
+
+HOOK = _read("hook.py").encode("utf-8")
+HOOK_SHA = hashlib.sha256(HOOK).hexdigest()
+
+
+def _sealed(plan: Plan) -> bytes:
+    # Ending with a newline, as a here-document ends: the files can travel in the eval's command.
+    if plan.sealed is None:
+        plan.sealed = (plan.to_json() + "\n").encode("utf-8", errors="surrogateescape")
+    return plan.sealed
+
+
+VERIFY = (
+    "import hashlib,sys;a=sys.argv;s=open(a[1],'rb').read();sys.argv=a[1:2]+a[3:];"
+    "eval(compile(s,a[1],'exec'),{'__name__':'__main__'}) if hashlib.sha256(s).hexdigest()==a[2] "
+    "else sys.exit('pytest-swe probe: '+a[1]+' was changed after it was written')"
+)
+"""How a step starts the hook: from bytes read once and checked against the digest in the eval
+script's text (``python -c VERIFY hook.py DIGEST MODE PLAN ...``), so a hook rewritten by the
+code the eval script runs does not run. Python 2 and 3 alike (the snapshot may meet either)."""
 
 
 ISOLATED = "-I -S"
@@ -293,9 +316,17 @@ patch's code ran, starts Python as the tests will, to see the same site director
 
 
 def _step(plan: Plan, mode: str) -> str:
-    args = f"{plan.dir}/hook.py {mode} {plan.dir}/plan.json 2>>{plan.dir}/hook.err"
+    # The plan's digest is checked only for a sealed plan (one written by install_files).
+    digests = hashlib.sha256(plan.sealed).hexdigest() if plan.sealed is not None else "''"
+    if mode == "pre":
+        digests += ' "${__swe_snap:-}"'  # the snapshot's digest, kept by this shell
+    verify = shlex.quote(VERIFY)
+    args = (
+        f"-c {verify} {plan.dir}/hook.py {HOOK_SHA} {mode} {plan.dir}/plan.json {digests} "
+        f"2>>{plan.dir}/hook.err"
+    )
     if mode == "snapshot":
-        run = f'"$__swe_py" {args}'
+        run = f'eval "$("$__swe_py" {args})"'
     else:
         # An interpreter that cannot start isolated (a Python 2 ``python``: usage error, status 2)
         # gives way to python3; a step that ran is never run twice.
@@ -330,14 +361,19 @@ def instrument(script: str, plan: Plan) -> str:
         after += 1
     first = next((i for i, line in enumerate(lines) if not _PREAMBLE.match(line)), start)
     first = min(first, start)
+    _sealed(plan)
+    # One brace group: bash reads and parses all of it before it runs any of it, so code the
+    # script runs cannot rewrite the rest of the script (its later steps, their digests) on disk.
     out = [
         *lines[:first],
+        "{",
         _step(plan, "snapshot"),
         *lines[first:start],
         _step(plan, "pre"),
         *lines[start:after],
         _step(plan, "post"),
         *lines[after:],
+        "}",
     ]
     instrumented = "\n".join(out)
     plan.script_sha = hashlib.sha256(instrumented.encode("utf-8", errors="surrogateescape")).hexdigest()

@@ -47,6 +47,20 @@ def load(path):
         return json.load(fh)
 
 
+class Changed(Exception):
+    """A file this step depends on is not what the harness or an earlier step wrote."""
+
+
+def load_verified(path, digest):
+    """JSON from ``path``, checked against the digest the eval script's shell carried to this step
+    (in the shell's memory, out of reach of the code the eval script ran): no check without one."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if digest and hashlib.sha256(data).hexdigest() != digest:
+        raise Changed("%s was changed after it was written" % os.path.basename(path))
+    return json.loads(data.decode("utf-8", "surrogateescape"))
+
+
 def dump(path, data):
     tmp = path + ".tmp"
     with open(tmp, "w") as fh:
@@ -337,10 +351,14 @@ def cmd_snapshot(plan):
             "installed": sorted(installed),
             "expected": expected_graded(plan),
             "outside": outside_state(dirs),
+            "copies_sha": sha(copies),
         },
     )
+    # The eval script's shell runs what this prints: the mark in the log, and the snapshot's
+    # digest in a shell variable that the check before the tests is given.
     if plan.get("snapshot_mark") and sys.version_info >= (3, 4):  # the later steps need -I
-        sys.stdout.write(plan["snapshot_mark"] + "\n")
+        sys.stdout.write("echo '%s'\n" % plan["snapshot_mark"])
+    sys.stdout.write("__swe_snap=%s\n" % sha(os.path.join(d, "snapshot.json")))
     sys.stdout.flush()
 
 
@@ -673,6 +691,17 @@ def purelib():
         return None
 
 
+def copy_shipped(plan, name, source, path):
+    """Install a shipped module from the plan's text (checked with the plan), not from its copy
+    on disk, which the eval script's install step could have rewritten."""
+    text = (plan.get("files") or {}).get(name)
+    if text is None:
+        shutil.copyfile(source, path)
+        return
+    with open(path, "wb") as fh:
+        fh.write(text.encode("utf-8", "surrogateescape"))
+
+
 def install_channel(plan):
     channel = plan.get("channel") or {}
     if not channel.get("enable"):
@@ -689,7 +718,7 @@ def install_channel(plan):
         "kind": channel.get("kind", "pytest"),
     }
     try:
-        shutil.copyfile(source, path)
+        copy_shipped(plan, "channel.py", source, path)
         if installed["kind"] == "unit":  # loaded at start-up: the runner is not pytest
             installed["pth"] = os.path.join(target, channel["module"] + ".pth")
             write(installed["pth"], "import " + channel["module"] + "\n")
@@ -706,7 +735,7 @@ def install_watch(plan):
     path = os.path.join(target, watch["module"] + ".py")
     pth = os.path.join(target, watch["module"] + ".pth")
     try:
-        shutil.copyfile(os.path.join(plan["dir"], "watch.py"), path)
+        copy_shipped(plan, "watch.py", os.path.join(plan["dir"], "watch.py"), path)
         write(pth, "import " + watch["module"] + "\n")
     except (IOError, OSError):
         return {"installed": False}
@@ -720,12 +749,16 @@ def graded_hashes(plan):
     return dict((g["path"], sha(os.path.join(plan["repo"], g["path"]))) for g in plan.get("graded", []))
 
 
-def cmd_pre(plan):
+def cmd_pre(plan, snap_digest=""):
     d = plan["dir"]
     try:
-        snap = load(os.path.join(d, "snapshot.json"))
+        snap = load_verified(os.path.join(d, "snapshot.json"), snap_digest)
     except (IOError, OSError, ValueError):
+        if snap_digest:  # it was written: removed or made unreadable since
+            raise Changed("snapshot.json was removed after it was written")
         snap = None
+    if snap and snap.get("copies_sha") and sha(snap["copies"]) != snap["copies_sha"]:
+        raise Changed("copies.bin was changed after it was written")
     done, compiled = neutralize(plan, snap) if snap else ([], 0)
     result = {"neutralized": done, "compiled_removed": compiled, "snapshot": snap is not None}
     if snap:
@@ -785,11 +818,17 @@ def enter_venv():
 
 
 def main(argv):
+    """``hook.py MODE PLAN [PLAN_DIGEST [SNAPSHOT_DIGEST]]``: the digests come from the eval
+    script's text and its shell; the hook itself is checked before it runs (``probe.VERIFY``)."""
     mode, plan_path = argv[1], argv[2]
+    digests = argv[3:] + ["", ""]
     if sys.flags.no_site:
         enter_venv()
-    plan = load(plan_path)
-    {"snapshot": cmd_snapshot, "pre": cmd_pre, "post": cmd_post}[mode](plan)
+    plan = load_verified(plan_path, digests[0])
+    if mode == "pre":
+        cmd_pre(plan, digests[1])
+    else:
+        {"snapshot": cmd_snapshot, "post": cmd_post}[mode](plan)
 
 
 if __name__ == "__main__":
