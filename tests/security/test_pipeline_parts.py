@@ -381,6 +381,25 @@ def test_a_probe_file_changed_after_the_snapshot_stops_the_check_before_the_test
         assert [f.rule for f in found] == ["probe"] and f"{name} was " in found[0].message, (found, errors)
 
 
+def test_the_check_before_the_tests_is_recorded_again_after_them(sandbox_repo: dict[str, Any]) -> None:
+    """The step after the tests prints the record of the one before them again (kept in the
+    shell's memory): the log's tail carries it even when the log is cut in its middle."""
+    guard = sandbox_repo["guard"]
+    data = json.loads((guard / "plan.json").read_text())
+    data["record_mark"] = "c0ffee " + probe.RECORD_MARK
+    (guard / "plan.json").write_text(json.dumps(data))
+    plan = probe.Plan(repo=str(sandbox_repo["repo"]), dir=str(guard), token="c0ffee")
+    plan.sealed = (guard / "plan.json").read_bytes()
+    script = "\n".join(probe._step(plan, mode) for mode in ("snapshot", "pre", "post"))
+    out = subprocess.run(
+        ["bash", "-c", script], check=True, cwd=sandbox_repo["repo"], capture_output=True, text=True
+    ).stdout
+    records = [line.split(" ")[-2:] for line in out.splitlines() if line.startswith(data["record_mark"])]
+    digest = hashlib.sha256((guard / "pre.json").read_bytes()).hexdigest()
+    assert [step for step, _ in records] == ["pre", "post", "pre"], out
+    assert records[0] == records[2] == ["pre", digest]
+
+
 def test_the_channel_is_installed_from_the_plan_not_from_its_copy_on_disk(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("probe_hook", Path(probe.__file__).parent / "hook.py")
     assert spec is not None and spec.loader is not None
@@ -1189,3 +1208,7 @@ def test_the_probe_records_are_held_to_the_digests_the_log_printed() -> None:
     assert "exists that the check never printed" in found(honest, unprinted)
     cut = unprinted.replace(probe.START_MARK, "[... 9 bytes of output dropped ...]\n" + probe.START_MARK)
     assert found(honest, cut) == ""
+    # The record printed again after the tests, from the shell's memory, survives the cut:
+    repeated = cut + f"{plan.record_mark} pre {digest(pre)}\n"
+    assert found(honest, repeated) == ""
+    assert "before the tests was rewritten" in found(rewritten, repeated)

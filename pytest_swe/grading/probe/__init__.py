@@ -338,9 +338,12 @@ def _step(plan: Plan, mode: str) -> str:
         run = f'eval "$({run})"'
     # The snapshot runs before the script activates any environment: the image's own Python.
     order = "python3 || command -v python" if mode == "snapshot" else "python || command -v python3"
+    # After the tests, the record of the check before them again, from the shell's memory: the
+    # log's tail holds it even when the log was cut in its middle, where the first one was.
+    again = 'if [ -n "${__swe_pre:-}" ]; then echo "$__swe_pre"; fi; ' if mode == "post" else ""
     return (
         f"__swe_rc=$?; __swe_py=$(command -v {order} || true); "
-        f'if [ -n "$__swe_py" ]; then {run} || true; fi; (exit $__swe_rc)'
+        f'if [ -n "$__swe_py" ]; then {run} || true; fi; {again}(exit $__swe_rc)'
     )
 
 

@@ -773,7 +773,9 @@ def cmd_pre(plan, snap_digest=""):
     result["watch"] = install_watch(plan)
     dump(os.path.join(d, "pre.json"), result)
     if plan.get("record_mark"):  # printed by the eval script's shell, which runs what this prints
-        sys.stdout.write("echo '%s pre %s'\n" % (plan["record_mark"], sha(os.path.join(d, "pre.json"))))
+        record = "%s pre %s" % (plan["record_mark"], sha(os.path.join(d, "pre.json")))
+        # and kept in its memory, printed again after the tests: a log cut in its middle keeps that one
+        sys.stdout.write("echo '%s'\n__swe_pre='%s'\n" % (record, record))
     if result["channel"].get("installed") and result["channel"].get("kind") == "pytest":
         sys.stdout.write('export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p %s"\n' % plan["channel"]["module"])
 
