@@ -58,7 +58,7 @@ def load_verified(path, digest):
         data = fh.read()
     if digest and hashlib.sha256(data).hexdigest() != digest:
         raise Changed("%s was changed after it was written" % os.path.basename(path))
-    return json.loads(data.decode("utf-8", "surrogateescape"))
+    return json.loads(data.decode("utf-8", "surrogateescape") if sys.version_info[0] > 2 else data)
 
 
 def dump(path, data):
