@@ -10,11 +10,13 @@ when it is reached, never by more.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from pydantic import BaseModel
@@ -24,6 +26,9 @@ from pydantic import ValidationError
 
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.api.errors import InfraError
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 BUDGET_FILE = "budget.json"
 
@@ -90,9 +95,13 @@ class RunBudget:
         run_dir.mkdir(parents=True, exist_ok=True)
         self.path = run_dir / BUDGET_FILE
         self.settings = settings
-        from filelock import FileLock  # imported here: most runs have no model budget
 
-        self._lock = FileLock(str(self.path) + ".lock")
+    @functools.cached_property
+    def _lock(self) -> FileLock:
+        """Made on first use: most runs have no model budget, and an item with no limit never locks."""
+        from filelock import FileLock
+
+        return FileLock(str(self.path) + ".lock")
 
     def _read(self) -> Spent:
         try:
