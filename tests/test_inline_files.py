@@ -84,3 +84,42 @@ def test_output_that_does_not_open_with_the_mark_is_not_a_verdict(tmp_path: Path
         run(sandbox, tmp_path, files, f"echo '{inline.WRITTEN_MARK}'\n")
     assert sandbox.writes == []
     assert inline.written(f"ran\n{inline.WRITTEN_MARK}\n") == (False, f"ran\n{inline.WRITTEN_MARK}\n")
+
+
+NASTY = "a ) b ( c\n'quote' \"dq\" `tick` $(echo no) ${x:-y} \\\\ \\\ncase x in x) ;; esac\nEOF\n\t tab  "
+TEXTS = {
+    "no final newline": NASTY,
+    "final newline": NASTY + "\n",
+    "two final newlines": NASTY + "\n\n",
+    "only a newline": "\n",
+    "empty": "",
+    "a closing brace, no newline": "{\necho hi\n}",
+    "unicode, no newline": "ä ✓ \u2028 x",
+}
+SHELLS = [
+    pytest.param(argv, id=argv[-1] if len(argv) == 1 else "busybox-sh")
+    for argv in (["bash"], ["dash"], ["busybox", "sh"])
+]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("name", list(TEXTS))
+def test_every_text_is_written_byte_for_byte_by_each_shell(
+    tmp_path: Path, shell: list[str], name: str
+) -> None:
+    """Text with or without a final newline is carried (a here-document adds one; the lines that
+    write a file without one take it off again), and each shell an image may run commands with
+    writes the exact bytes, whatever the text holds: unbalanced parentheses, quotes, ``$(``."""
+    import shutil
+    import subprocess
+
+    if shutil.which(shell[0]) is None:
+        pytest.skip(f"{shell[0]} is not installed here")
+    data = TEXTS[name].encode()
+    target = tmp_path / "out" / "file.txt"
+    steps = inline.writes({str(target): (data, 0o640)}, 64 << 10, on_failure="exit 125")
+    assert steps is not None
+    done = subprocess.run([*shell, "-c", steps + "echo done\n"], capture_output=True, timeout=30)
+    assert done.returncode == 0 and done.stdout == b"done\n", done
+    assert target.read_bytes() == data
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640

@@ -22,13 +22,21 @@ def limit_of(sandbox: Sandbox) -> int:
 
 
 def _text(data: bytes) -> str | None:
-    """``data`` as a here-document says it: UTF-8 text without NULs, ending with a newline."""
-    if b"\0" in data or not data.endswith(b"\n"):
+    """``data`` as a here-document says it: UTF-8 text without NULs."""
+    if b"\0" in data:
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def _write_line(target: str, text: str, end: str) -> str:
+    """The shell that writes ``text`` to ``target``. A here-document always ends with a newline;
+    for text without one, command substitution takes exactly that newline off again."""
+    if not text or text.endswith("\n"):
+        return f"cat > {target} <<'{end}'\n{text}{end}"
+    return f"printf '%s' \"$(cat <<'{end}'\n{text}\n{end}\n)\" > {target}"
 
 
 def writes(files: Mapping[str, tuple[bytes, int]], limit: int, *, on_failure: str) -> str | None:
@@ -47,7 +55,7 @@ def writes(files: Mapping[str, tuple[bytes, int]], limit: int, *, on_failure: st
         end = f"PYTEST_SWE_FILE_{secrets.token_hex(12)}"
         target = shlex.quote(path)
         lines.append(
-            f"rm -f {target} && cat > {target} <<'{end}' && chmod {mode:o} {target} || {on_failure}\n{text}{end}"
+            f"rm -f {target} && {{ {_write_line(target, text, end)}\n}} && chmod {mode:o} {target} || {on_failure}"
         )
     return "\n".join(lines) + "\n"
 
