@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -430,6 +431,58 @@ def read_records(plan: Plan, results: ProbeResults, log: str) -> list[Finding]:
                 )
             )
     return found
+
+
+def read_seals(plan: Plan, results: ProbeResults, log: str) -> list[Finding]:
+    """The channel's record held to the seals pytest printed into the log as it ended.
+
+    A seal is the digest of every line one pytest process wrote to the channel's record, up to
+    then, printed on a descriptor of the log the eval script's shell opened. Code under test can
+    rewrite the record once the tests ran (an exception or an outcome taken out), but a line the
+    log carries stays: the lines no longer match it. Lines after the last seal of an outer session
+    were added by something other than the channel."""
+    prefix = plan.record_mark + " channel "
+    seals: dict[int, list[tuple[int, int, str]]] = {}
+    for line in log.split("\n"):
+        if not line.startswith(prefix):
+            continue
+        parts = line[len(prefix) :].split()
+        if len(parts) != 4 or not all(part.isdigit() for part in parts[:3]):
+            continue
+        seals.setdefault(int(parts[0]), []).append((int(parts[1]), int(parts[2]), parts[3]))
+    found: list[Finding] = []
+    for pid, marks in sorted(seals.items()):
+        lines = results.channel_lines.get(pid, [])
+        prefixes = _prefix_digests(lines, {count for _, count, _ in marks})
+        if any(prefixes.get(count) != digest for _, count, digest in marks):
+            found.append(
+                evidence(
+                    "channel",
+                    f"the record of what ran in pytest (pid {pid}) was changed after pytest sealed it",
+                )
+            )
+            continue
+        final = max((count for depth, count, _ in marks if depth == 1), default=None)
+        if final is not None and final < len(lines):
+            found.append(
+                evidence(
+                    "channel",
+                    f"{len(lines) - final} record(s) of what ran in pytest (pid {pid}) were added after pytest"
+                    " sealed it",
+                )
+            )
+    return found
+
+
+def _prefix_digests(lines: list[bytes], counts: set[int]) -> dict[int, str]:
+    """sha256 of the first ``n`` lines, for each ``n`` in ``counts`` that there are lines for."""
+    digest = hashlib.sha256()
+    out = {0: digest.hexdigest()} if 0 in counts else {}
+    for n, line in enumerate(lines, 1):
+        digest.update(line)
+        if n in counts:
+            out[n] = digest.hexdigest()
+    return out
 
 
 def conflicting_statuses(

@@ -55,7 +55,7 @@ from .paths import why_neutralized
 from .run import run_script
 from .tree import WorkTree
 
-POLICY_VERSION = "pytest-swe/grading-4"
+POLICY_VERSION = "pytest-swe/grading-5"
 STRICT = "strict"
 OFFICIAL = "official"
 POLICIES = (STRICT, OFFICIAL)
@@ -335,6 +335,7 @@ def _check_run(
     integrity.add(ev.read_watch(results))
     integrity.add(ev.read_integrity(plan, results, script=script, log=run.raw_log))
     integrity.add(ev.read_records(plan, results, run.raw_log))
+    integrity.add(ev.read_seals(plan, results, run.raw_log))
     integrity.add(ev.conflicting_statuses(section, required, spec.parse, spec.runner))
     run.log = _graded_view(run.raw_log, plan, reading)
     if run.log != run.raw_log:

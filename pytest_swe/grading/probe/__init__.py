@@ -266,7 +266,12 @@ def channel_source(plan: Plan) -> str:
     if plan.channel.get("kind") == "unit":
         return _shipped("unitchannel.py").replace('"@OUT@"', out)
     graded = repr(json.dumps(sorted(g["path"] for g in plan.graded)))
-    return _shipped("channel.py").replace('"@OUT@"', out).replace('"""@GRADED@"""', graded)
+    return (
+        _shipped("channel.py")
+        .replace('"@OUT@"', out)
+        .replace('"""@GRADED@"""', graded)
+        .replace('"@MARK@"', repr(plan.record_mark))
+    )
 
 
 def watch_source(plan: Plan) -> str:
@@ -308,6 +313,8 @@ script's text (``python -c VERIFY hook.py DIGEST MODE PLAN ...``), so a hook rew
 code the eval script runs does not run. Python 2 and 3 alike (the snapshot may meet either)."""
 
 
+SEAL_FD = 7
+"""The descriptor of the log the channel seals its record on (``hook.SEAL_FD``)."""
 ISOLATED = "-I -S"
 """How the steps after the eval script's install step start Python: no ``.pth`` file,
 ``sitecustomize``, ``PYTHON*`` variable or module beside ``hook.py`` runs in the probe, so code
@@ -341,8 +348,12 @@ def _step(plan: Plan, mode: str) -> str:
     # After the tests, the record of the check before them again, from the shell's memory: the
     # log's tail holds it even when the log was cut in its middle, where the first one was.
     again = 'if [ -n "${__swe_pre:-}" ]; then echo "$__swe_pre"; fi; ' if mode == "post" else ""
+    # Before the check before the tests: a descriptor of this shell's output (the log) that the
+    # runner inherits, for the result channel to print its seal on whatever the test command's
+    # own output is redirected to.
+    log_fd = f"exec {SEAL_FD}>&1; " if mode == "pre" else ""
     return (
-        f"__swe_rc=$?; __swe_py=$(command -v {order} || true); "
+        f"__swe_rc=$?; {log_fd}__swe_py=$(command -v {order} || true); "
         f'if [ -n "$__swe_py" ]; then {run} || true; fi; {again}(exit $__swe_rc)'
     )
 
@@ -394,6 +405,8 @@ class ProbeResults:
     errors: str = ""
     digests: dict[str, str | None] = field(default_factory=dict)
     """sha256 of each file as read back (None: absent), by its name in the bundle."""
+    channel_lines: dict[int, list[bytes]] = field(default_factory=dict)
+    """The channel's lines as read back, by the pid that wrote them, in order: what its seals cover."""
 
 
 _COLLECT = """\
@@ -445,6 +458,7 @@ def read_collected(plan: Plan, output: str) -> ProbeResults:
     results.pre = _loads(parts.get("pre.json")) or {}
     results.post = _loads(parts.get("post.json")) or {}
     results.channel = _lines(parts.get(channel, b"")) if channel else []
+    results.channel_lines = _lines_by_pid(parts.get(channel, b"")) if channel else {}
     results.watch = _lines(parts.get(watch, b"")) if watch else []
     results.errors = parts.get("hook.err", b"").decode("utf-8", errors="replace")[-2000:]
     results.digests = {
@@ -460,6 +474,17 @@ def _loads(data: bytes | None) -> Any:
         return json.loads(data.decode("utf-8", errors="replace")) if data else None
     except ValueError:
         return None
+
+
+def _lines_by_pid(data: bytes) -> dict[int, list[bytes]]:
+    out: dict[int, list[bytes]] = {}
+    for line in data.splitlines(keepends=True):
+        try:
+            pid = json.loads(line.decode("utf-8", errors="replace")).get("pid")
+        except (ValueError, AttributeError):
+            pid = None
+        out.setdefault(pid if isinstance(pid, int) else -1, []).append(line)
+    return out
 
 
 def _lines(data: bytes) -> list[dict[str, Any]]:

@@ -20,11 +20,55 @@ from pytest_swe.grading.probe.record import write_record  # replaced by record.p
 
 OUT = "@OUT@"
 GRADED = json.loads("""@GRADED@""")
+MARK = "@MARK@"
+SEAL_ENV = "PYTEST_SWE_SEAL"
 _depth = [0]
 
 
+def _seal_fd():
+    """A descriptor of the eval's log, opened by the eval script's shell before the tests and
+    named (number, device, inode) in the environment; None where this process does not write its
+    own output straight to it. A runner started by a test (its output is the test's to read) never
+    gets a line from here, nor one whose output goes through a pipe (``| tee``), where the seal
+    could land inside a line the log's reader needs whole."""
+    try:
+        number, dev, ino = os.environ.get(SEAL_ENV, "").split(":")
+        want = (int(dev), int(ino))
+        for fd in (int(number), 1):
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != want:
+                return None
+        return os.dup(int(number))
+    except Exception:
+        return None
+
+
+# Everything this process wrote, as a running digest: printed into the log when pytest ends, so a
+# record changed in the file afterwards no longer matches a line the log already carries.
+_seal = [_seal_fd(), hashlib.sha256(), 0]
+
+
 def _write(record):
-    write_record(OUT, record)
+    line = write_record(OUT, record)
+    if line is not None:
+        _seal[1].update(line)
+        _seal[2] += 1
+
+
+def _print_seal():
+    if _seal[0] is None:
+        return
+    # What pytest printed is still in Python's buffers: out first, so the seal follows it whole.
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    text = "\n%s channel %d %d %d %s\n" % (MARK, os.getpid(), _depth[0], _seal[2], _seal[1].hexdigest())
+    try:
+        os.write(_seal[0], text.encode("ascii"))
+    except Exception:
+        pass
 
 
 def _ancestors():
@@ -62,8 +106,11 @@ def pytest_configure(config):
     _write({"ev": "start", "depth": _depth[0], "ancestors": _ancestors(), "exe": sys.executable})
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_unconfigure(config):
+    # First of every plugin's: one that raises stops the hooks after it, and this must run.
     _write({"ev": "end", "depth": _depth[0]})
+    _print_seal()
     _depth[0] -= 1
 
 

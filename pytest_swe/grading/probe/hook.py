@@ -770,6 +770,10 @@ def cmd_pre(plan, snap_digest=""):
     result["canaries"] = add_canaries(plan)
     result["graded"] = graded_hashes(plan)
     result["channel"] = install_channel(plan)
+    if result["channel"].get("installed") and result["channel"].get("kind") == "pytest":
+        seal = seal_identity()
+        if seal:
+            result["channel"]["seal"] = seal
     result["watch"] = install_watch(plan)
     dump(os.path.join(d, "pre.json"), result)
     if plan.get("record_mark"):  # printed by the eval script's shell, which runs what this prints
@@ -778,6 +782,22 @@ def cmd_pre(plan, snap_digest=""):
         sys.stdout.write("echo '%s'\n__swe_pre='%s'\n" % (record, record))
     if result["channel"].get("installed") and result["channel"].get("kind") == "pytest":
         sys.stdout.write('export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p %s"\n' % plan["channel"]["module"])
+        if result["channel"].get("seal"):
+            sys.stdout.write("export %s='%s'\n" % (SEAL_ENV, result["channel"]["seal"]))
+
+
+SEAL_FD = 7
+"""The descriptor the eval script's shell opens on its own output (the log) before the tests."""
+SEAL_ENV = "PYTEST_SWE_SEAL"
+
+
+def seal_identity():
+    """``fd:device:inode`` of the log's descriptor, for the channel to know it by; None without it."""
+    try:
+        st = os.fstat(SEAL_FD)
+    except OSError:
+        return None
+    return "%d:%d:%d" % (SEAL_FD, st.st_dev, st.st_ino)
 
 
 def cmd_post(plan):

@@ -9,12 +9,16 @@ import os
 
 
 def write_record(out, record):
+    """Append ``record``; the line as written (bytes), or None when it could not be."""
     record["pid"] = os.getpid()
+    line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
     try:
         fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(fd, (json.dumps(record, sort_keys=True) + "\n").encode("utf-8"))
+            if os.write(fd, line) != len(line):
+                return None
         finally:
             os.close(fd)
     except Exception:
-        pass
+        return None
+    return line

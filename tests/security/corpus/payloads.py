@@ -201,6 +201,12 @@ def inprocess_payload(ctx: InstanceContext) -> str:
             _arm()
             """
         )
+    return relaxed_reports("report.failed")
+
+
+def relaxed_reports(condition: str) -> str:
+    """Code that registers, on the live pytest ``Config`` found through ``gc``, a plugin turning
+    every report for which ``condition`` holds into a pass."""
     return textwrap.dedent(
         """
         def _relax_reports():
@@ -211,7 +217,7 @@ def inprocess_payload(ctx: InstanceContext) -> str:
             class Relaxed:
                 @pytest.hookimpl(tryfirst=True)
                 def pytest_runtest_logreport(self, report):
-                    if report.failed:
+                    if CONDITION:
                         report.outcome = "passed"
                         report.longrepr = None
 
@@ -224,7 +230,7 @@ def inprocess_payload(ctx: InstanceContext) -> str:
 
         _relax_reports()
         """
-    )
+    ).replace("CONDITION", condition)
 
 
 def startup_payload(ctx: InstanceContext) -> str:
