@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus.payloads import SWALLOW
 
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.verdict import Verdict
@@ -518,19 +519,6 @@ def test_hook_knows_what_base_plus_test_patch_must_give(sandbox_repo: dict[str, 
 # --- the result channel, loaded by a real pytest -------------------------------------------------
 
 
-SWALLOW = """
-def swallow(fn):
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except Exception:
-            return None
-    return run
-"""
-"""A wrapper that passes for its test function (``functools.wraps``) and swallows its failures."""
-
-
 def run_with_channel(tmp_path: Path, files: dict[str, str]) -> list[dict[str, Any]]:
     project = tmp_path / "project"
     for name, text in files.items():
@@ -555,6 +543,13 @@ def run_with_channel(tmp_path: Path, files: dict[str, str]) -> list[dict[str, An
         check=False,
     )
     return [json.loads(line) for line in (tmp_path / "channel.jsonl").read_text().splitlines()]
+
+
+def defined_by_test(records: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, bool | None]]:
+    """The calls of the one session, and for each test (its node id past the file) whether the
+    channel found it to be the function its file defines."""
+    calls = ev.sessions_of(records)[0].calls
+    return calls, {nodeid.split("::", 1)[1]: call.get("defined") for nodeid, call in calls.items()}
 
 
 def test_channel_sees_the_real_call_below_a_forged_report(tmp_path: Path) -> None:
@@ -607,20 +602,42 @@ def test_channel_tells_a_test_function_swapped_in_memory_from_the_one_its_file_d
     tmp_path: Path,
 ) -> None:
     """Package code that, once a test module has run, replaces its test functions with wrappers
-    that swallow failures: the file on disk is unchanged, the wrapper is entered and raises
-    nothing. The channel compares the function pytest calls with the file's own ``def``."""
+    that swallow failures, or gives them their own source compiled again without asserts (the same
+    file, name and first line, in place or as a new function): the file on disk is unchanged, the
+    function is entered and raises nothing. The channel compares the function pytest calls with
+    the file's own ``def``, and its code with the code the file's own execution made."""
     swap = (
         "import functools, sys, types\n"
         + SWALLOW
         + textwrap.dedent(
             """
+        def _stripped(filename):
+            with open(filename) as fh:
+                top = compile(fh.read(), filename, "exec", optimize=1, dont_inherit=True)
+            found, pending = {}, [top]
+            while pending:
+                for const in pending.pop().co_consts:
+                    if isinstance(const, types.CodeType):
+                        found[(const.co_name, const.co_firstlineno)] = const
+                        pending.append(const)
+            return found
+
         def _profile(frame, event, arg):
             if event == "return" and frame.f_code.co_name == "<module>" and "test_" in frame.f_code.co_filename:
+                codes = _stripped(frame.f_code.co_filename)
                 for name, obj in list(frame.f_globals.items()):
                     if name.startswith("test_swapped") and isinstance(obj, types.FunctionType):
                         frame.f_globals[name] = swallow(obj)
                     if name == "TestSwapped":
                         obj.test_method = swallow(obj.test_method)
+                    if name == "test_code_swapped":
+                        obj.__code__ = codes[(name, obj.__code__.co_firstlineno)]
+                    if name == "test_new_function":
+                        new = codes[(name, obj.__code__.co_firstlineno)]
+                        frame.f_globals[name] = types.FunctionType(new, frame.f_globals, name)
+                    if name == "TestCodeSwapped":
+                        method = obj.test_method
+                        method.__code__ = codes[("test_method", method.__code__.co_firstlineno)]
 
         sys.setprofile(_profile)
 
@@ -670,11 +687,20 @@ def test_channel_tells_a_test_function_swapped_in_memory_from_the_one_its_file_d
                 class TestSwapped:
                     def test_method(self):
                         assert calc.value() == 2
+
+                def test_code_swapped():
+                    assert calc.value() == 2
+
+                def test_new_function():
+                    assert calc.value() == 2
+
+                class TestCodeSwapped:
+                    def test_method(self):
+                        assert calc.value() == 2
             """,
         },
     )
-    calls = ev.sessions_of(records)[0].calls
-    defined = {nodeid.split("::", 1)[1]: call.get("defined") for nodeid, call in calls.items()}
+    calls, defined = defined_by_test(records)
     assert defined == {
         "test_plain": True,
         "test_marked[1]": True,
@@ -684,13 +710,16 @@ def test_channel_tells_a_test_function_swapped_in_memory_from_the_one_its_file_d
         "TestPlain::test_method": True,
         "test_swapped": False,
         "TestSwapped::test_method": False,
+        "test_code_swapped": False,
+        "test_new_function": False,
+        "TestCodeSwapped::test_method": False,
     }
-    assert all(call["raised"] is None for call in calls.values())  # the swallowing worked
+    assert all(call["raised"] is None for call in calls.values())  # the swallowing and stripping worked
     plan = probe.Plan(repo="/r", dir="/d", token="t", graded=[{"path": "tests/test_x.py"}])
     results = probe.ProbeResults(pre={"channel": {"installed": True, "kind": "pytest"}}, channel=records)
     status = {f"tests/test_x.py::{name}": "PASSED" for name in defined}
     found = [str(f) for f in ev.read_channel(plan, results, status, list(status), exact_ids=True)]
-    assert len(found) == 2 and all("not the one its test file defines" in f for f in found), found
+    assert len(found) == 5 and all("not the one its test file defines" in f for f in found), found
     assert any("test_swapped is reported" in f for f in found)
 
 

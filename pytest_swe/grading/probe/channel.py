@@ -125,6 +125,45 @@ def pytest_collectstart(collector):
         _write({"ev": "collect", "file": rel, "sha": _sha(str(path))})
 
 
+_FIRST_RUN = {}
+"""Each graded file's first execution in this process: its code object and every one nested in it
+(kept, so their ids stay theirs), and those ids."""
+
+
+def _audit(event, args):
+    """Python's audit hook (3.8+; once added, nothing in the process can remove it): note the code
+    each graded file first runs as, as the import system (or pytest's rewriting of asserts) runs it."""
+    if event != "exec":
+        return
+    try:
+        code = args[0]
+        rel = _rel(code.co_filename)
+        if rel not in GRADED or rel in _FIRST_RUN:
+            return
+        codes = []
+        pending = [code]
+        while pending:
+            current = pending.pop()
+            codes.append(current)
+            pending.extend(c for c in current.co_consts if isinstance(c, type(code)))
+        _FIRST_RUN[rel] = (codes, set(id(c) for c in codes))
+    except Exception:
+        pass
+
+
+if hasattr(sys, "addaudithook"):
+    sys.addaudithook(_audit)
+
+
+def _first_run_code(func, rel):
+    """Whether ``func`` runs code its file's first execution made (None when that was not seen)."""
+    seen = _FIRST_RUN.get(rel)
+    code = getattr(getattr(func, "__func__", func), "__code__", None)
+    if seen is None or code is None:
+        return None
+    return id(code) in seen[1]
+
+
 def _defined(pyfuncitem):
     """Whether the function pytest calls for a test of a graded file is the plain ``def`` the file
     has for it (None when that cannot be said: decorated, bound twice, inherited, not graded).
@@ -139,7 +178,13 @@ def _defined(pyfuncitem):
     lines = definitions(path).get(qualname)
     if lines is None:
         return None
-    return is_defined_there(getattr(pyfuncitem, "obj", None), path, qualname, lines)
+    func = getattr(pyfuncitem, "obj", None)
+    if not is_defined_there(func, path, qualname, lines):
+        return False
+    # The same file, name and line can be given to other code: the source compiled again without
+    # its asserts, bound to the function (``__code__``) or to a new one. Only the code the file's
+    # own execution made is the one it defines.
+    return _first_run_code(func, _rel(path)) is not False
 
 
 def _caller_of_outcome(tb):

@@ -123,24 +123,33 @@ def runner_form(ctx: InstanceContext) -> str:
     return {"django": "django", "sympy": "sympy"}.get(ctx.runner, "leading")
 
 
+SWALLOW = """
+
+def swallow(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            return None
+
+    return run
+"""
+"""Source of ``swallow(fn)``: a wrapper that passes for its function (``functools.wraps``) and
+swallows its failures."""
+
+
 def neuter_source() -> str:
     """Appended to a test module: every test function and method swallows its own failure."""
-    return textwrap.dedent(
+    return SWALLOW + textwrap.dedent(
         """
 
         def _relax(namespace):
-            import functools
             import inspect
 
-            def soften(fn):
-                @functools.wraps(fn)
-                def run(*args, **kwargs):
-                    try:
-                        return fn(*args, **kwargs)
-                    except Exception:
-                        return None
-
-                return run
+            soften = swallow
 
             for name, obj in list(namespace.items()):
                 if name.startswith("test") and inspect.isfunction(obj):
