@@ -16,6 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from pytest_swe.grading import evidence as ev
 from pytest_swe.grading import probe
@@ -201,3 +204,33 @@ def test_runs_the_seal_cannot_follow_whole_go_unsealed_and_unharmed(tmp_path: Pa
     assert len(seals) == (1 if "-n 2" in command else 0), log
     assert ev.read_seals(plan, results_of(plan, record), log) == []
     assert os.path.getsize(plan.channel["out"]) > 0
+
+
+_PIECES = [
+    b'{"ev": "call", "pid": 5}',
+    b'{"pid": 7}',
+    b"[1, 2]",
+    b"junk",
+    b"\x0b",
+    b"\x85",
+    "\u2028".encode(),
+]
+_PIECES += [b"\r", b"\n", b"\r\n", b"\xff", b'{"pid": "9"}', b" "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_the_channel_is_read_once_into_its_records_and_the_lines_its_seals_cover(pieces: list[bytes]) -> None:
+    """One pass gives the records every other check reads (as the probe's other outputs are read)
+    and each raw line under the pid it names, whatever the bytes: forged lines included."""
+    data = b"".join(pieces)
+    records, by_pid = probe._channel_lines(data)
+    assert records == probe._lines(data)
+    expected: dict[int, list[bytes]] = {}
+    for line in data.splitlines(keepends=True):
+        try:
+            pid = json.loads(line.decode("utf-8", errors="replace")).get("pid")
+        except (ValueError, AttributeError):
+            pid = None
+        expected.setdefault(pid if isinstance(pid, int) else -1, []).append(line)
+    assert by_pid == expected

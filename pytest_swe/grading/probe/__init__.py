@@ -457,8 +457,8 @@ def read_collected(plan: Plan, output: str) -> ProbeResults:
     results = ProbeResults()
     results.pre = _loads(parts.get("pre.json")) or {}
     results.post = _loads(parts.get("post.json")) or {}
-    results.channel = _lines(parts.get(channel, b"")) if channel else []
-    results.channel_lines = _lines_by_pid(parts.get(channel, b"")) if channel else {}
+    if channel:
+        results.channel, results.channel_lines = _channel_lines(parts.get(channel, b""))
     results.watch = _lines(parts.get(watch, b"")) if watch else []
     results.errors = parts.get("hook.err", b"").decode("utf-8", errors="replace")[-2000:]
     results.digests = {
@@ -476,24 +476,31 @@ def _loads(data: bytes | None) -> Any:
         return None
 
 
-def _lines_by_pid(data: bytes) -> dict[int, list[bytes]]:
-    out: dict[int, list[bytes]] = {}
+def _channel_lines(data: bytes) -> tuple[list[dict[str, Any]], dict[int, list[bytes]]]:
+    """The channel's records (as :func:`_lines` reads them) and its raw lines by the pid that wrote
+    them (-1: none readable), in one pass: each line is parsed once."""
+    records: list[dict[str, Any]] = []
+    by_pid: dict[int, list[bytes]] = {}
     for line in data.splitlines(keepends=True):
-        try:
-            pid = json.loads(line.decode("utf-8", errors="replace")).get("pid")
-        except (ValueError, AttributeError):
-            pid = None
-        out.setdefault(pid if isinstance(pid, int) else -1, []).append(line)
-    return out
+        text = line.decode("utf-8", errors="replace")
+        parts = text.splitlines()  # a str splits at more than line ends: \x0b, \x85, \u2028, ...
+        parsed = [_record(part) for part in parts]
+        records += [record for record in parsed if record is not None]
+        whole = parsed[0] if parts == [text.rstrip("\r\n")] else _record(text)
+        pid = whole.get("pid") if whole is not None else None
+        by_pid.setdefault(pid if isinstance(pid, int) else -1, []).append(line)
+    return records, by_pid
+
+
+def _record(line: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _lines(data: bytes) -> list[dict[str, Any]]:
-    out = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+    return [
+        r for line in data.decode("utf-8", errors="replace").splitlines() if (r := _record(line)) is not None
+    ]

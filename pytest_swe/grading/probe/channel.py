@@ -170,7 +170,8 @@ def _defined(pyfuncitem):
     Package code can swap a test module's functions for wrappers after the module ran and before
     pytest collects them; the file on disk stays as it was."""
     path = getattr(pyfuncitem, "path", None) or getattr(pyfuncitem, "fspath", None)
-    if path is None or _rel(path) not in GRADED:
+    rel = _rel(path) if path is not None else None
+    if rel not in GRADED:
         return None
     name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
     cls = getattr(pyfuncitem, "cls", None)
@@ -184,7 +185,7 @@ def _defined(pyfuncitem):
     # The same file, name and line can be given to other code: the source compiled again without
     # its asserts, bound to the function (``__code__``) or to a new one. Only the code the file's
     # own execution made is the one it defines.
-    return _first_run_code(func, _rel(path)) is not False
+    return _first_run_code(func, rel) is not False
 
 
 def _caller_of_outcome(tb):

@@ -724,6 +724,9 @@ def install_channel(plan):
             write(installed["pth"], "import " + channel["module"] + "\n")
     except (IOError, OSError) as exc:
         return {"installed": False, "reason": "cannot write %s: %s" % (path, exc)}
+    seal = seal_identity() if installed["kind"] == "pytest" else None
+    if seal:  # the log's descriptor, for the channel to print its seal on
+        installed["seal"] = seal
     return installed
 
 
@@ -770,10 +773,6 @@ def cmd_pre(plan, snap_digest=""):
     result["canaries"] = add_canaries(plan)
     result["graded"] = graded_hashes(plan)
     result["channel"] = install_channel(plan)
-    if result["channel"].get("installed") and result["channel"].get("kind") == "pytest":
-        seal = seal_identity()
-        if seal:
-            result["channel"]["seal"] = seal
     result["watch"] = install_watch(plan)
     dump(os.path.join(d, "pre.json"), result)
     if plan.get("record_mark"):  # printed by the eval script's shell, which runs what this prints
