@@ -206,8 +206,7 @@ class DockerSandbox:
                     timed_out = True
                     self._kill_tree(token)
                     stream.wait(2.0)
-                    info = api.exec_inspect(exec_id)
-                    exit_code = None if info.get("Running") else info.get("ExitCode")
+                    exit_code = self._exit_after_timeout(exec_id)
                     break
         except engine_errors() as exc:
             raise self._fault("exec", exc) from None
@@ -244,6 +243,16 @@ class DockerSandbox:
             truncated_bytes=buffer.dropped,
             oom_killed=oom,
         )
+
+    def _exit_after_timeout(self, exec_id: str) -> int | None:
+        """The exit code of a command killed at its timeout; None while it still runs, or when the
+        engine no longer knows the exec: a paused container is killed whole and takes its exec
+        instances with it. The harness's own timer fired, so the result is a timeout either way."""
+        try:
+            info = self.provider.client.api.exec_inspect(exec_id)
+        except engine_errors():
+            return None
+        return None if info.get("Running") else info.get("ExitCode")
 
     def _stops_within(self, seconds: float) -> bool:
         """Whether the container is stopped now or stops within ``seconds``."""
