@@ -8,7 +8,9 @@ needs them, and registers their markers then.
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -118,3 +120,90 @@ def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
     # runs' sandboxes (as it does while the suite runs in parallel) it asks whether their owners live.
     library = ("docker", "requests", "urllib3", "tenacity", "httpx")
     assert [m for m in replayed if m.split(".")[0] in library] == []
+
+
+_LOADERS_PROBE = (
+    "import json, sys\n"
+    "def pytest_unconfigure(config):\n"
+    "    who = getattr(config, 'workerinput', {}).get('workerid', 'controller')\n"
+    "    loaders = {name: type(getattr(module, '__loader__', None)).__name__\n"
+    "               for name, module in list(sys.modules.items()) if name.startswith('pytest_swe')}\n"
+    "    with open(f'loaders-{who}.json', 'w') as f:\n"
+    "        json.dump(loaders, f)\n"
+)
+
+
+def test_pytest_swe_is_not_assertion_rewritten_when_pytest_marks_it(swe_project: SweProject) -> None:
+    """Installed from a wheel, pytest marks every module of pytest-swe's distribution for
+    assertion rewriting (an editable install escapes that by accident): each would then be parsed
+    and compiled from source in every process whose rewritten bytecode cannot be cached. Marked
+    the same way here (a ``-p`` plugin that loads before the entry points, as the mark does), only
+    the packages imported before :mod:`pytest_swe.runner` takes it out go through the rewriting hook; the plugin, families, grading and
+    providers load as plain modules, in the controller and in an xdist worker."""
+    swe_project.demo()
+    (swe_project.path / "mark_swe.py").write_text(
+        "import pytest\npytest.register_assert_rewrite('pytest_swe')\n"
+    )
+    (swe_project.path / "conftest.py").write_text(_LOADERS_PROBE)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "mark_swe",
+            "benchmarks/",
+            "-k",
+            "no_such_instance",
+            "-q",
+            "-n",
+            "1",
+        ],
+        cwd=swe_project.path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(swe_project.path)},
+    )
+    assert done.returncode == 5, done.stdout + done.stderr  # every item deselected
+    processes = {
+        p.stem.removeprefix("loaders-"): json.loads(p.read_text())
+        for p in swe_project.path.glob("loaders-*.json")
+    }
+    assert set(processes) == {"controller", "gw0"}, processes.keys()
+    for who, loaders in processes.items():
+        rewritten = sorted(name for name, loader in loaders.items() if loader == "AssertionRewritingHook")
+        # The mark was in force for what loads before the package that takes it out.
+        assert rewritten and set(rewritten) <= {"pytest_swe", "pytest_swe.runner"}, f"{who}: {rewritten}"
+        assert loaders.get("pytest_swe.runner.plugin") == "SourceFileLoader", f"{who}: {loaders}"
+    # The worker collected the benchmark: the family, its parsers and the config loaded there.
+    for name in (
+        "pytest_swe.runner.config",
+        "pytest_swe.families.swebench",
+        "pytest_swe.families.logparsers",
+    ):
+        assert processes["gw0"].get(name) == "SourceFileLoader", f"{name}: {processes['gw0'].get(name)}"
+
+
+def test_skipping_rewriting_takes_out_only_pytest_swe(pytester: pytest.Pytester) -> None:
+    """Against the rewriting hook of the pytest in use: pytest-swe's modules stop being found by it,
+    another package marked beside it still is, and with no mark there is nothing to take out."""
+    from _pytest.assertion import install_importhook
+
+    from pytest_swe.runner import skip_assertion_rewriting
+
+    config = pytester.parseconfig()
+    hook = install_importhook(config)
+    try:
+        hook.mark_rewrite("pytest_swe", "rewritten_elsewhere")
+        grading = importlib.import_module("pytest_swe.grading").__path__
+        assert hook.find_spec("pytest_swe.grading.pipeline", grading) is not None
+        assert skip_assertion_rewriting() is True
+        assert hook.find_spec("pytest_swe.grading.pipeline", grading) is None
+        assert hook.find_spec("pytest_swe", None) is None
+        assert "rewritten_elsewhere" in hook._must_rewrite
+        assert skip_assertion_rewriting() is False
+    finally:
+        config._ensure_unconfigure()
+        if hook in sys.meta_path:
+            sys.meta_path.remove(hook)
