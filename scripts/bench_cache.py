@@ -37,7 +37,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchutil import pytest_alone  # scripts/benchutil.py, beside this script
+from benchutil import PYTEST  # scripts/benchutil.py, beside this script
+from benchutil import pytest_alone
+from benchutil import pytest_env
 
 REPO = Path(__file__).resolve().parents[1]
 VERDICT = ("outcome", "reward", "resolved", "resolution", "f2p_passed", "p2p_passed", "patch_applied")
@@ -67,12 +69,12 @@ def _cases(junit: Path) -> tuple[float, dict[str, dict[str, str]]]:
 def run_once(args: list[str], cache: Path, out: Path, label: str) -> Run:
     junit = out / f"{label}.xml"
     command = [
-        sys.executable, "-m", "pytest", *args, f"--swe-cache={cache}", f"--junitxml={junit}",
+        *PYTEST, *args, f"--swe-cache={cache}", f"--junitxml={junit}",
         f"--swe-run-dir={out / label}", "-p", "no:cacheprovider", "-q", "--swe-progress=none",
     ]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=REPO, env=pytest_env(), capture_output=True, text=True)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime

@@ -46,7 +46,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchutil import pytest_alone  # scripts/benchutil.py, beside this script
+from benchutil import PYTEST  # scripts/benchutil.py, beside this script
+from benchutil import pytest_alone
+from benchutil import pytest_env
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_BENCHMARKS = ("benchmarks/demo.yaml", "benchmarks/swebench-classic-local.yaml")
@@ -102,8 +104,7 @@ class Harness:
 
 def load_rows(benchmarks: list[str]) -> list[Row]:
     """Every row of the benchmarks, normalized by its family, with its v5 form for the official harness."""
-    sys.path.insert(0, str(REPO))
-    from pytest_swe.tools.cli import _load_benchmark
+    from pytest_swe.tools.cli import _load_benchmark  # the installed package, as the runs use it
 
     rows = []
     for benchmark in benchmarks:
@@ -272,8 +273,9 @@ def run_official(rows: list[Row], workers: int, work: Path, python: Path) -> Har
 
 def has_option(option: str) -> bool:
     help_text = subprocess.run(
-        [sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"],
+        [*PYTEST, "--help", "-p", "no:cacheprovider"],
         cwd=REPO,
+        env=pytest_env(),
         capture_output=True,
         text=True,
         check=False,
@@ -288,11 +290,11 @@ def run_pytest_swe(
     work.mkdir(parents=True, exist_ok=True)
     junit = work / "junit.xml"
     command = [
-        sys.executable, "-m", "pytest", *benchmarks, "-n", str(workers), "--swe-agent", "gold",
+        *PYTEST, *benchmarks, "-n", str(workers), "--swe-agent", "gold",
         f"--junitxml={junit}", f"--swe-run-dir={work / 'run'}", "-p", "no:cacheprovider", "-q", *extra,
     ]  # fmt: skip
     start = time.monotonic()
-    out = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
+    out = subprocess.run(command, cwd=REPO, env=pytest_env(), capture_output=True, text=True, check=False)
     harness.wall = time.monotonic() - start
     if out.returncode != 0:
         harness.problems.append(f"exit {out.returncode}: {out.stdout[-1500:]}")

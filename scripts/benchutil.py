@@ -1,13 +1,27 @@
-"""What the benchmark scripts share: the cost of pytest itself, measured in the same run."""
+"""What the benchmark scripts share: how they start pytest, and the cost of pytest itself,
+measured in the same run."""
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+PYTEST = (sys.executable, "-m", "pytest")
+"""pytest in the environment running the script: run it with a fresh environment's Python (``pip
+install .``, no development extras) for the figures a user gets."""
+
+
+def pytest_env() -> dict[str, str]:
+    """The script's environment, but the checkout's ``pytest_swe/`` directory is not put first on
+    the path (``python -m`` puts the working directory there): in an environment that installed
+    the package from a wheel it would shadow the installed one, which holds the families,
+    providers and agents."""
+    return {**os.environ, "PYTHONSAFEPATH": "1"}
 
 
 def pytest_alone(workers: int | None = None, repeat: int = 3) -> float:
@@ -21,8 +35,9 @@ def pytest_alone(workers: int | None = None, repeat: int = 3) -> float:
         for _ in range(repeat):
             start = time.monotonic()
             subprocess.run(
-                [sys.executable, "-m", "pytest", *xdist, "-q", "-p", "no:cacheprovider"],
+                [*PYTEST, *xdist, "-q", "-p", "no:cacheprovider"],
                 cwd=tmp,
+                env=pytest_env(),
                 capture_output=True,
                 check=True,
             )
