@@ -35,13 +35,10 @@ gitstate() {  # what must not appear while the tests run: replace refs, grafts, 
   find .git/hooks -type f ! -name '*.sample' -print 2>/dev/null | sed 's/^/hook /'
   v=$(git config --local --get core.hooksPath 2>/dev/null) && echo "core.hooksPath $v"
 }
-bundle() {  # bundle OUT PART...: each part as "<name> <bytes>" then its bytes, read back in one go
-  out=$1; shift; : > "$out"
-  for part in "$@"; do
-    [ -f "$d/$part" ] || : > "$d/$part"
-    printf '%s %s\n' "$part" "$(wc -c < "$d/$part" | tr -d ' ')" >> "$out"
-    cat "$d/$part" >> "$out"
-  done
+bundle() {  # bundle OUT PART...: a "<bytes> <part>" line per part, "--", the parts' bytes in order
+  out=$1; shift
+  for part in "$@"; do [ -f "$d/$part" ] || : > "$d/$part"; done
+  ( cd "$d" && { LC_ALL=C wc -c -- "$@"; echo --; cat -- "$@"; } ) > "$out"
 }
 """
 
@@ -104,20 +101,31 @@ exit 0
 
 
 def unbundle(data: bytes) -> dict[str, bytes]:
-    """The parts of a bundle written by the ``bundle`` shell function."""
+    """The parts of bundles written one after another by the ``bundle`` shell function (or the
+    probe's collect script): each a ``wc -c`` listing of its parts (``total`` last when it lists
+    several), a line ``--``, then the parts' bytes in the listing's order. One ``wc`` and one
+    ``cat`` per bundle, where a ``printf``, ``wc``, ``tr`` and ``cat`` per part cost a container a
+    dozen processes. Nothing after a line that is neither a listing's nor ``--`` is read."""
     parts: dict[str, bytes] = {}
     pos = 0
     while pos < len(data):
-        end = data.find(b"\n", pos)
-        if end < 0:
-            break
-        name, _, size = data[pos:end].decode("ascii", errors="replace").rpartition(" ")
-        try:
-            length = int(size)
-        except ValueError:
-            break
-        parts[name] = data[end + 1 : end + 1 + length]
-        pos = end + 1 + length
+        listed: list[tuple[str, int]] = []
+        while True:
+            end = data.find(b"\n", pos)
+            if end < 0:
+                return parts
+            line, pos = data[pos:end], end + 1
+            if line == b"--":
+                break
+            fields = line.split(None, 1)
+            if len(fields) != 2 or not fields[0].isdigit():
+                return parts
+            listed.append((fields[1].decode("utf-8", errors="surrogateescape"), int(fields[0])))
+        if listed and listed[-1][0] == "total":  # wc's sum of several files; no part has the name
+            listed.pop()
+        for name, size in listed:
+            parts[name] = data[pos : pos + size]
+            pos += size
     return parts
 
 

@@ -26,6 +26,16 @@ from conftest import DEMO_JSONL
 from conftest import SweProject
 from conftest import SweRun
 
+
+def bundle_of(parts: list[tuple[str, bytes]]) -> bytes:
+    """Parts as the sandbox prints them back (a ``wc -c`` listing, ``--``, the bytes in order);
+    tests/test_bundles.py holds the real shells and tools to this form."""
+    listing = "".join(f"{len(data)} {name}\n" for name, data in parts)
+    if len(parts) > 1:
+        listing += f"{sum(len(data) for _, data in parts)} total\n"
+    return listing.encode() + b"--\n" + b"".join(data for _, data in parts)
+
+
 DEMO_ROWS: dict[str, dict[str, Any]] = {
     json.loads(line)["instance_id"]: json.loads(line)
     for line in DEMO_JSONL.read_text().splitlines()

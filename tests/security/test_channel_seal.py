@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from secutil import bundle_of
 
 from pytest_swe.grading import evidence as ev
 from pytest_swe.grading import probe
@@ -86,8 +87,7 @@ def run_sealed(
 def results_of(plan: probe.Plan, record: bytes) -> probe.ProbeResults:
     """The channel's record as the harness reads it back after the tests."""
     out = plan.channel["out"]
-    bundle = f"{out} {len(record)}\n".encode() + record
-    return probe.read_collected(plan, bundle.decode("utf-8", errors="surrogateescape"))
+    return probe.read_collected(plan, bundle_of([(out, record)]).decode("utf-8", errors="surrogateescape"))
 
 
 def seals_in(plan: probe.Plan, log: str) -> list[str]:

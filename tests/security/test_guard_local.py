@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from secutil import bundle_of
 
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.sandbox import ExecResult
@@ -286,13 +287,14 @@ def test_after_the_tests_one_command_reads_the_git_check_and_the_probe() -> None
     tree.head = "abc"
     plan = Plan(repo="/w", dir="/tmp/pytest-swe/g-x", token="tok")
     pre = '{"canaries": {}}'
-    ok = Printing(f"head abc\nMARKER\npre.json {len(pre)}\n{pre}")
+    collected = bundle_of([("pre.json", pre.encode())]).decode()
+    ok = Printing(f"head abc\nMARKER\n{collected}")
     problems, results = pipeline._read_after_run(ok, tree, plan, 30)  # type: ignore[arg-type]
     assert problems == [] and results.pre == {"canaries": {}} and len(ok.commands) == 1
-    moved = Printing(f"head def\nMARKER\npre.json {len(pre)}\n{pre}")
+    moved = Printing(f"head def\nMARKER\n{collected}")
     problems, _ = pipeline._read_after_run(moved, tree, plan, 30)  # type: ignore[arg-type]
     assert problems and "HEAD moved" in problems[0]
-    cut = Printing("head abc\n[... 99 bytes of output dropped ...]\n" + f"pre.json {len(pre)}\n{pre}")
+    cut = Printing("head abc\n[... 99 bytes of output dropped ...]\n" + collected)
     problems, results = pipeline._read_after_run(cut, tree, plan, 30)  # type: ignore[arg-type]
     assert problems == ["the check of .git after the tests printed more than can be read"]
     assert results.pre == {}

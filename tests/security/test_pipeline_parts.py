@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from corpus.payloads import SWALLOW
+from secutil import bundle_of
 
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.verdict import Verdict
@@ -1215,10 +1216,7 @@ def test_the_probe_records_are_held_to_the_digests_the_log_printed() -> None:
         f"{plan.record_mark} pre {digest(pre)}\n{probe.START_MARK}\nt.py::test_a PASSED\n{probe.END_MARK}\n"
         f"{plan.record_mark} post {digest(post)}\n"
     )
-    bundle = b"".join(
-        f"{name} {len(data)}\n".encode() + data
-        for name, data in (("pre.json", pre), ("post.json", post), ("/tmp/pytest-swe/c-1.jsonl", channel))
-    )
+    bundle = bundle_of([("pre.json", pre), ("post.json", post), ("/tmp/pytest-swe/c-1.jsonl", channel)])
     honest = probe.read_collected(plan, bundle.decode())
     assert ev.read_records(plan, honest, log) == []
 
@@ -1227,7 +1225,7 @@ def test_the_probe_records_are_held_to_the_digests_the_log_printed() -> None:
 
     rewritten = probe.read_collected(plan, bundle.decode().replace('["a", "b"]', "[]      "))
     assert "before the tests was rewritten" in found(rewritten)
-    removed = probe.read_collected(plan, bundle.decode().split("post.json")[0])
+    removed = probe.read_collected(plan, bundle_of([("pre.json", pre)]).decode())
     assert "after the tests was removed" in found(removed)
     emptied = probe.read_collected(plan, bundle.decode().replace('{"ev": "start"}\n', '{"ev": "stop"}\n'))
     assert "c-1.jsonl, written by the harness's probe during the tests, changed after them" in found(emptied)

@@ -37,7 +37,6 @@ from pytest_swe.grading.patching import apply_script
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
 from pytest_swe.grading.paths import why_neutralized
-from pytest_swe.grading.tree import unbundle
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -369,20 +368,3 @@ def test_a_conftest_is_named_however_the_diff_spells_it(
     named = {p for part in diff.parse_patch(patch) for p in part.paths}
     assert path in named, named
     assert "conftest" in (why_neutralized(PathChange(path, "added"), Protection(), frozenset()) or "")
-
-
-@FAST
-@given(
-    st.lists(st.tuples(st.sampled_from(["head", "dirty", "new", "x y"]), st.binary(max_size=40)), max_size=5),
-    st.binary(max_size=40),
-)
-@example([("head", b"ab")], b"head 2\nxx")
-def test_bundles_read_back_what_was_written(parts: list[tuple[str, bytes]], tail: bytes) -> None:
-    """Each part comes back whole (the last of a repeated name wins), and whatever follows a line
-    that names no size is not read as a part."""
-    data = b"".join(f"{name} {len(body)}\n".encode() + body for name, body in parts)
-    expected = {}
-    for name, body in parts:
-        expected[name] = body
-    assert unbundle(data) == expected
-    assert unbundle(data + b"end\n" + tail) == expected

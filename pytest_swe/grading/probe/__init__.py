@@ -410,12 +410,12 @@ class ProbeResults:
 
 
 _COLLECT = """\
-d={dir}
-for part in pre.json post.json hook.err {channel} {watch}; do
-  f="$d/$part"; case "$part" in /*) f="$part";; esac
-  [ -f "$f" ] || continue
-  printf '%s %s\\n' "$part" "$(wc -c < "$f" | tr -d ' ')"; cat "$f"
-done
+set --
+if cd {dir} 2>/dev/null; then
+  for part in pre.json post.json hook.err; do [ -f "$part" ] && set -- "$@" "$part"; done
+fi
+for part in {channel} {watch}; do [ -f "$part" ] && set -- "$@" "$part"; done
+[ "$#" -gt 0 ] && {{ LC_ALL=C wc -c -- "$@"; echo --; cat -- "$@"; }}
 exit 0
 """
 
