@@ -207,3 +207,50 @@ def test_skipping_rewriting_takes_out_only_pytest_swe(pytester: pytest.Pytester)
         config._ensure_unconfigure()
         if hook in sys.meta_path:
             sys.meta_path.remove(hook)
+
+
+_GC_PROBE = (
+    "import gc, json\n"
+    "import pytest\n"
+    "seen = {}\n"
+    "@pytest.hookimpl(trylast=True)\n"
+    "def pytest_collection_modifyitems(items):\n"
+    "    seen['collecting'] = gc.isenabled()\n"
+    "def pytest_sessionfinish(session):\n"
+    "    seen['after'] = gc.isenabled()\n"
+    "    with open('gc.json', 'w') as f:\n"
+    "        json.dump(seen, f)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args, off_before, collecting, after",
+    [
+        (("benchmarks/", "--collect-only"), False, False, True),
+        (("test_plain.py",), False, True, True),
+        (("benchmarks/", "--collect-only"), True, False, False),
+        (("benchmarks/", "-k", "no_such_instance"), False, False, True),
+    ],
+    ids=["benchmark", "no-benchmark", "collector-off-already", "all-deselected"],
+)
+def test_garbage_collection_is_held_off_while_benchmarks_are_collected(
+    swe_project: SweProject, args: tuple[str, ...], off_before: bool, collecting: bool, after: bool
+) -> None:
+    """The collector is off from the first benchmark file to the end of collection and on again
+    after; a run with no benchmark is not touched, and one that started with it off ends with it
+    off, in a fresh interpreter as a user runs pytest."""
+    swe_project.demo()
+    (swe_project.path / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    (swe_project.path / "conftest.py").write_text(_GC_PROBE)
+    start = "import gc, sys, pytest; gc.disable() if sys.argv[1] == 'off' else None; "
+    done = subprocess.run(
+        [sys.executable, "-c", start + "sys.exit(pytest.main(sys.argv[2:]))", "off" if off_before else "on",
+         *args, "-q", "-p", "no:cacheprovider"],
+        cwd=swe_project.path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode in (0, 5), done.stdout + done.stderr
+    seen = json.loads((swe_project.path / "gc.json").read_text())
+    assert seen == {"collecting": collecting, "after": after}

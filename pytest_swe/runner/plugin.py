@@ -14,6 +14,7 @@ from pytest_swe.api import hookspecs
 from pytest_swe.api.sandbox import this_run
 from pytest_swe.runner import cleanup
 from pytest_swe.runner import debugging
+from pytest_swe.runner import gcpause
 from pytest_swe.runner import heap
 from pytest_swe.runner import interrupt
 from pytest_swe.runner import options
@@ -188,6 +189,7 @@ def pytest_leave_pdb(config: pytest.Config, pdb: Any) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if is_benchmark_file(file_path, parent.config):
+        gcpause.pause(parent.config)  # until pytest_collection_finish
         return BenchmarkFile.from_parent(parent, path=file_path)
     return None
 
@@ -208,6 +210,13 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
+    try:
+        _check_before_items(session)
+    finally:
+        gcpause.resume(session.config)
+
+
+def _check_before_items(session: pytest.Session) -> None:
     items = [item for item in session.items if isinstance(item, SweItem)]
     if not items:
         return
@@ -281,6 +290,7 @@ def pytest_swe_reward(item: pytest.Item, task: Task, verdict: Verdict) -> float:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    gcpause.resume(config)  # a collection that never finished (interrupted, or an error)
     session = config.stash.get(session_key, None)
     if session is None:
         return
