@@ -19,6 +19,10 @@ from .diff import normalize
 from .paths import IMPORT_ROOTS
 from .paths import PathChange
 
+PRINT_BUNDLE = 'LC_ALL=C wc -c -- "$@"; echo --; cat -- "$@"'
+"""Shell that prints the files its positional parameters name as one bundle (:func:`unbundle`):
+a ``wc -c`` listing (LC_ALL=C: its sum line is always ``total``), a line ``--``, their bytes."""
+
 GIT_FUNCTIONS = r"""
 g() { git -c core.fsmonitor= -c core.hooksPath=/dev/null "$@"; }
 gitmeta() {
@@ -38,9 +42,9 @@ gitstate() {  # what must not appear while the tests run: replace refs, grafts, 
 bundle() {  # bundle OUT PART...: a "<bytes> <part>" line per part, "--", the parts' bytes in order
   out=$1; shift
   for part in "$@"; do [ -f "$d/$part" ] || : > "$d/$part"; done
-  ( cd "$d" && { LC_ALL=C wc -c -- "$@"; echo --; cat -- "$@"; } ) > "$out"
+  ( cd "$d" && { @PRINT_BUNDLE@; } ) > "$out"
 }
-"""
+""".replace("@PRINT_BUNDLE@", PRINT_BUNDLE)
 
 _BEFORE = """\
 cd {workdir} || exit 3

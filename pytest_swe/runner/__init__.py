@@ -24,12 +24,12 @@ def skip_assertion_rewriting(package: str = PACKAGE) -> bool:
     """
     rewrite = sys.modules.get("_pytest.assertion.rewrite")
     hook_class: type | None = getattr(rewrite, "AssertionRewritingHook", None)
+    if hook_class is None:  # pytest's rewriting is not loaded: nothing marked anything
+        return False
     found = False
     for finder in list(sys.meta_path):
         marked = getattr(finder, "_must_rewrite", None)
-        if hook_class is None or not isinstance(finder, hook_class):
-            continue
-        if not isinstance(marked, set) or package not in marked:
+        if not isinstance(finder, hook_class) or not isinstance(marked, set) or package not in marked:
             continue
         marked.discard(package)
         cache = getattr(finder, "_marked_for_rewrite_cache", None)

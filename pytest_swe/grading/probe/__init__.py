@@ -415,7 +415,7 @@ if cd {dir} 2>/dev/null; then
   for part in pre.json post.json hook.err; do [ -f "$part" ] && set -- "$@" "$part"; done
 fi
 for part in {channel} {watch}; do [ -f "$part" ] && set -- "$@" "$part"; done
-[ "$#" -gt 0 ] && {{ LC_ALL=C wc -c -- "$@"; echo --; cat -- "$@"; }}
+[ "$#" -gt 0 ] && {{ {print_bundle}; }}
 exit 0
 """
 
@@ -430,7 +430,10 @@ def _outputs(plan: Plan) -> tuple[str, str]:
 def collect_script(plan: Plan) -> str:
     """The command that prints what the probe's steps wrote, as a bundle :func:`read_collected` reads."""
     channel, watch = _outputs(plan)
+    from ..tree import PRINT_BUNDLE
+
     return _COLLECT.format(
+        print_bundle=PRINT_BUNDLE,
         dir=plan.dir,
         channel=shlex.quote(channel) if channel else "",
         watch=shlex.quote(watch) if watch else "",
