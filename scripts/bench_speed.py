@@ -8,7 +8,8 @@ On the same rows and images (default: the demo rows and the classic local rows),
 * the **official harness**: ``swebench`` 5.0.2's ``run_evaluation`` (from ``.venv-official``, made by
   ``.ci/official-venv.sh``) on the same rows in the v5 form, at ``--max_workers`` 1 and 2;
 * **pytest-swe** with the gold agent at ``-n 1`` and ``-n 2`` (``--swe-no-cache`` when the option exists);
-* ``docker run --rm IMAGE true`` on every image, before and after, the cost of one container;
+* ``docker run --rm IMAGE true`` on every image, before and after, the cost of one container, and
+  ``docker exec CONTAINER true`` in a running container of each, the cost of one command in it;
 * **pytest itself** at ``-n 1`` and ``-n 2`` on one empty test in the same environment (the
   plugins load, no benchmark): the start-up and shutdown every pytest run pays, which no
   change to pytest-swe's items can remove;
@@ -146,6 +147,32 @@ def docker_true(rows: list[Row], repeat: int = 3) -> float:
             subprocess.run(["docker", "run", "--rm", image, "true"], check=True, capture_output=True)
             times.append(time.monotonic() - start)
         medians.append(statistics.median(times))
+    return statistics.mean(medians)
+
+
+def docker_exec_true(rows: list[Row], repeat: int = 5) -> float:
+    """Mean over the rows' images of the median ``docker exec CONTAINER true`` in a running
+    container: the fixed cost of every command a harness runs in a sandbox it keeps (pytest-swe's
+    strict policy runs three per item: the apply with the tree's record, the eval script, the
+    read-back), beside ``docker run --rm IMAGE true``, the cost of a container."""
+    medians = []
+    for image in dict.fromkeys(row.image for row in rows):
+        started = subprocess.run(
+            ["docker", "run", "-d", "--rm", "--network", "none", image, "sleep", "600"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        container = started.stdout.strip()
+        try:
+            times = []
+            for _ in range(repeat):
+                start = time.monotonic()
+                subprocess.run(["docker", "exec", container, "true"], check=True, capture_output=True)
+                times.append(time.monotonic() - start)
+            medians.append(statistics.median(times))
+        finally:
+            subprocess.run(["docker", "rm", "-f", container], capture_output=True)
     return statistics.mean(medians)
 
 
@@ -339,6 +366,7 @@ def report(
     true_after: float,
     startup: dict[int, float],
     parallel: dict[int, float],
+    exec_true: float | None = None,
 ) -> dict[str, Any]:
     items = len(rows)
     floor_eval = statistics.mean(item["eval"] for item in floor.items.values())
@@ -347,6 +375,8 @@ def report(
     print(
         f"\n{items} rows; `docker run --rm IMAGE true`: {true_before:.3f} s before, {true_after:.3f} s after"
     )
+    if exec_true is not None:
+        print(f"`docker exec CONTAINER true` in a running container: {exec_true:.3f} s")
     print(
         f"floor, one row after the other: {floor.wall:.2f} s in all; per row {floor_item:.2f} s "
         f"(eval script {floor_eval:.2f} s, the rest {floor_item - floor_eval:.2f} s)"
@@ -367,6 +397,7 @@ def report(
     summary: dict[str, Any] = {
         "items": items,
         "docker_run_true": {"before": true_before, "after": true_after, "mean": true},
+        "docker_exec_true": exec_true,
         "floor": {"sum": floor.wall, "per_item": floor_item, "eval_script": floor_eval, "items": floor.items},
         "pytest_startup": startup,
         "floor_at_once": parallel,
@@ -503,8 +534,9 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(run_official(rows, n, work / f"official-n{n}", args.official_python))
             time.sleep(SETTLE_SECONDS)
     true_after = docker_true(rows)
+    exec_true = docker_exec_true(rows)
     floor = mean_floor(floor, run_floor(rows))
-    summary = report(rows, floor, runs, true_before, true_after, startup, parallel)
+    summary = report(rows, floor, runs, true_before, true_after, startup, parallel, exec_true)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2))
     if not args.keep:

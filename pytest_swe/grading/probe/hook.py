@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import sys
 
 CONFIG_FILES = (
@@ -476,6 +475,8 @@ def drop_new_plugins(path, old_text, new_text):
 
 def remove(path):
     if os.path.isdir(path) and not os.path.islink(path):
+        import shutil  # here, not at the top: every step would pay for its import, few need it
+
         shutil.rmtree(path, ignore_errors=True)
     else:
         try:
@@ -696,6 +697,8 @@ def copy_shipped(plan, name, source, path):
     on disk, which the eval script's install step could have rewritten."""
     text = (plan.get("files") or {}).get(name)
     if text is None:
+        import shutil
+
         shutil.copyfile(source, path)
         return
     with open(path, "wb") as fh:
