@@ -95,7 +95,9 @@ _ROW = st.fixed_dictionaries(
         st.one_of(
             _ROW.map(json.dumps),
             _ROW.map(lambda r: json.dumps(r, ensure_ascii=False)),
-            st.sampled_from(["", "   ", "not json", "[1, 2]", '{"instance_id": 7}']),
+            st.sampled_from(
+                ["", "   ", "not json", "[1, 2]", '{"instance_id": 7}', '{"instance_id": "raw\ttab"}']
+            ),
         ),
         max_size=12,
     ),
