@@ -72,6 +72,28 @@ def test_a_run_without_benchmarks_loads_no_family_provider_agent_or_their_librar
             assert _loaded(modules) == [], f"{who} with {args}: {_loaded(modules)}"
 
 
+def test_a_run_without_benchmarks_looks_up_the_version_only_for_a_junit_file(swe_project: SweProject) -> None:
+    """The version is read from the package's metadata for the ledger and the JUnit file's run
+    properties; a project's own test run with neither does not pay for the lookup."""
+    (swe_project.path / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    (swe_project.path / "conftest.py").write_text(
+        "import sys\n"
+        "def pytest_unconfigure(config):\n"
+        "    looked_up = '__version__' in vars(sys.modules['pytest_swe'])\n"
+        "    open('looked-up', 'w').write(str(looked_up))\n"
+    )
+    for extra, expected in (((), "False"), (("--junitxml=out.xml",), "True")):
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "test_plain.py", *extra, "-q", "-p", "no:cacheprovider"],
+            cwd=swe_project.path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert (swe_project.path / "looked-up").read_text() == expected, extra
+
+
 def test_a_benchmark_run_loads_the_plugins_and_registers_their_markers(swe_project: SweProject) -> None:
     """Collecting a benchmark loads the family, provider and agent plugins; their markers are
     then registered, so ``--strict-markers`` accepts them, and ``pytest --markers`` lists them

@@ -194,8 +194,10 @@ class Ledger:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        meta = self.metadata()
         xml = junit_writer(self.config)
+        if xml is None and not self.counts:
+            return  # a run of no benchmark and no JUnit file: not even the version is looked up
+        meta = self.metadata()
         if xml is not None:
             for key, value in meta.items():
                 if key != "started":
