@@ -137,17 +137,22 @@ def load_rows(benchmarks: list[str]) -> list[Row]:
     return rows
 
 
+def _median_seconds(command: list[str], repeat: int) -> float:
+    """Median wall time of ``command``, run ``repeat`` times."""
+    times = []
+    for _ in range(repeat):
+        start = time.monotonic()
+        subprocess.run(command, check=True, capture_output=True)
+        times.append(time.monotonic() - start)
+    return statistics.median(times)
+
+
 def docker_true(rows: list[Row], repeat: int = 3) -> float:
     """Mean over the rows' images of the median ``docker run --rm IMAGE true``."""
-    medians = []
-    for image in dict.fromkeys(row.image for row in rows):
-        times = []
-        for _ in range(repeat):
-            start = time.monotonic()
-            subprocess.run(["docker", "run", "--rm", image, "true"], check=True, capture_output=True)
-            times.append(time.monotonic() - start)
-        medians.append(statistics.median(times))
-    return statistics.mean(medians)
+    images = dict.fromkeys(row.image for row in rows)
+    return statistics.mean(
+        _median_seconds(["docker", "run", "--rm", image, "true"], repeat) for image in images
+    )
 
 
 def docker_exec_true(rows: list[Row], repeat: int = 5) -> float:
@@ -165,12 +170,7 @@ def docker_exec_true(rows: list[Row], repeat: int = 5) -> float:
         )
         container = started.stdout.strip()
         try:
-            times = []
-            for _ in range(repeat):
-                start = time.monotonic()
-                subprocess.run(["docker", "exec", container, "true"], check=True, capture_output=True)
-                times.append(time.monotonic() - start)
-            medians.append(statistics.median(times))
+            medians.append(_median_seconds(["docker", "exec", container, "true"], repeat))
         finally:
             subprocess.run(["docker", "rm", "-f", container], capture_output=True)
     return statistics.mean(medians)

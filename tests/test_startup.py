@@ -33,18 +33,22 @@ _MODULES_PROBE = (
 )
 
 
+def _fresh_python(
+    swe_project: SweProject, *argv: str, codes: tuple[int, ...] = (0,), env: dict[str, str] | None = None
+) -> None:
+    """Run ``python ARGV`` in the project, in a fresh interpreter as a user starts pytest; its exit
+    status must be one of ``codes``."""
+    done = subprocess.run(
+        [sys.executable, *argv], cwd=swe_project.path, capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode in codes, done.stdout + done.stderr
+
+
 def _modules_after(swe_project: SweProject, *args: str) -> dict[str, list[str]]:
     """Run pytest in a fresh interpreter: the modules each process (controller, workers) had
     imported when its session ended."""
     (swe_project.path / "conftest.py").write_text(_MODULES_PROBE)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"],
-        cwd=swe_project.path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    _fresh_python(swe_project, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider")
     found = {}
     for path in swe_project.path.glob("modules-*.json"):
         found[path.stem.removeprefix("modules-")] = json.loads(path.read_text())
@@ -83,14 +87,7 @@ def test_a_run_without_benchmarks_looks_up_the_version_only_for_a_junit_file(swe
         "    open('looked-up', 'w').write(str(looked_up))\n"
     )
     for extra, expected in (((), "False"), (("--junitxml=out.xml",), "True")):
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "test_plain.py", *extra, "-q", "-p", "no:cacheprovider"],
-            cwd=swe_project.path,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
+        _fresh_python(swe_project, "-m", "pytest", "test_plain.py", *extra, "-q", "-p", "no:cacheprovider")
         assert (swe_project.path / "looked-up").read_text() == expected, extra
 
 
@@ -167,27 +164,12 @@ def test_pytest_swe_is_not_assertion_rewritten_when_pytest_marks_it(swe_project:
         "import pytest\npytest.register_assert_rewrite('pytest_swe')\n"
     )
     (swe_project.path / "conftest.py").write_text(_LOADERS_PROBE)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "mark_swe",
-            "benchmarks/",
-            "-k",
-            "no_such_instance",
-            "-q",
-            "-n",
-            "1",
-        ],
-        cwd=swe_project.path,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    _fresh_python(
+        swe_project,
+        *("-m", "pytest", "-p", "mark_swe", "benchmarks/", "-k", "no_such_instance", "-q", "-n", "1"),
+        codes=(5,),  # every item deselected
         env={**os.environ, "PYTHONPATH": str(swe_project.path)},
     )
-    assert done.returncode == 5, done.stdout + done.stderr  # every item deselected
     processes = {
         p.stem.removeprefix("loaders-"): json.loads(p.read_text())
         for p in swe_project.path.glob("loaders-*.json")
@@ -265,14 +247,11 @@ def test_garbage_collection_is_held_off_while_benchmarks_are_collected(
     (swe_project.path / "test_plain.py").write_text("def test_plain():\n    pass\n")
     (swe_project.path / "conftest.py").write_text(_GC_PROBE)
     start = "import gc, sys, pytest; gc.disable() if sys.argv[1] == 'off' else None; "
-    done = subprocess.run(
-        [sys.executable, "-c", start + "sys.exit(pytest.main(sys.argv[2:]))", "off" if off_before else "on",
-         *args, "-q", "-p", "no:cacheprovider"],
-        cwd=swe_project.path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )  # fmt: skip
-    assert done.returncode in (0, 5), done.stdout + done.stderr
+    _fresh_python(
+        swe_project,
+        *("-c", start + "sys.exit(pytest.main(sys.argv[2:]))", "off" if off_before else "on"),
+        *(*args, "-q", "-p", "no:cacheprovider"),
+        codes=(0, 5),
+    )
     seen = json.loads((swe_project.path / "gc.json").read_text())
     assert seen == {"collecting": collecting, "after": after}
