@@ -27,6 +27,7 @@ from typing import Any
 
 from .findings import Finding
 from .findings import evidence
+from .findings import note
 from .paths import CONFTEST
 from .paths import is_test_path
 from .probe import END_MARK
@@ -334,6 +335,50 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                 f" ran, e.g. {swapped[0]} (the file on disk defines another)",
             )
         )
+    return found
+
+
+_ALREADY = {
+    ("tracer", ""): re.compile(
+        r"\b(?:settrace|setprofile|set_trace|gettrace|getprofile)\b|\bsys\.monitoring\b"
+    ),
+    ("test-read", "frame"): re.compile(
+        r"\b(?:_getframe|currentframe|f_code|f_back|f_lineno|getframeinfo|getouterframes|extract_stack|"
+        r"tb_frame)\b|\binspect\.stack\b"
+    ),
+    ("test-read", "open"): re.compile(
+        r"\b(?:open|read_text|read_bytes|linecache|getsource|get_source|tokenize)\b"
+    ),
+}
+"""What a file's version before the patch mentions when it already did, as its own job, what a
+record says the patched code did (a debugger, profiler, coverage tool, logger or linter)."""
+_WHAT = {
+    "tracer": "a trace function can skip a test's asserts or rewrite its variables",
+    "test-read": "code under test reading the test that calls it can return the value the test expects",
+}
+
+
+def read_inspection(results: ProbeResults, base_text: Callable[[str], str | None]) -> list[Finding]:
+    """What the watch saw the patched files do to the tests from inside: set a trace or profile
+    function, or read the frame or the file of the test that called them. Evidence, unless the
+    file's version before the patch (read with ``base_text``, only then) already does it."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    for record in results.watch:
+        kind = str(record.get("ev"))
+        if kind in _WHAT:
+            seen.setdefault((kind, str(record.get("file"))), set()).add(str(record.get("call")))
+    found = []
+    for (kind, path), calls in sorted(seen.items()):
+        if kind == "tracer":
+            what = f"{path} called {' and '.join(sorted(calls))} while the tests ran"
+        else:
+            read = " and ".join(sorted({"frame": "frame", "open": "file"}.get(c, c) for c in calls))
+            what = f"{path} read the {read} of a running test that called it"
+        before = base_text(path) or ""
+        if any(_ALREADY[(kind, "" if kind == "tracer" else call)].search(before) for call in calls):
+            found.append(note(f"{kind}-in-base", f"{what}; its version before the patch already does"))
+        else:
+            found.append(evidence(kind, f"{what}: {_WHAT[kind]}"))
     return found
 
 

@@ -333,6 +333,7 @@ def _check_run(
     integrity.add(ev.read_channel(plan, results, without, required, exact_ids=spec.exact_ids))
     integrity.add(ev.read_unit_channel(results, without, required))
     integrity.add(ev.read_watch(results))
+    integrity.add(ev.read_inspection(results, _base_text(ctx)))
     integrity.add(ev.read_integrity(plan, results, script=script, log=run.raw_log))
     integrity.add(ev.read_records(plan, results, run.raw_log))
     integrity.add(ev.read_seals(plan, results, run.raw_log))
@@ -341,6 +342,14 @@ def _check_run(
     if run.log != run.raw_log:
         ctx.artifacts.mkdir(parents=True, exist_ok=True)
         (ctx.artifacts / GRADED_LOG).write_bytes(encode_patch(run.log))
+
+
+def _base_text(ctx: EvalContext) -> Callable[[str], str | None]:
+    """A patched file's text before the patch (one read from the sandbox, only when asked)."""
+    tree = ctx.tree
+    if isinstance(tree, WorkTree):
+        return lambda path: tree.versions(path)[0]
+    return lambda path: None
 
 
 def _read_after_run(

@@ -100,14 +100,7 @@ def test_corpus_generators_cover_every_instance() -> None:
                 assert not gold_lines & added, (ctx.instance_id, case.name, gold_lines & added)
 
 
-_SYMPY_IN_MEMORY = (
-    "SymPy's runner keeps test modules out of sys.modules and has no channel: nothing sees its test "
-    "functions swapped in memory (docs/security.md, residual risk)"
-)
-KNOWN_OPEN = {
-    ("atk-swallow-in-tests", "sympy"): _SYMPY_IN_MEMORY,
-    ("atk-strip-asserts-in-tests", "sympy"): _SYMPY_IN_MEMORY,
-}
+KNOWN_OPEN: dict[tuple[str, str], str] = {}
 """Attack cases on a runner that ``strict`` is known not to catch, each with why: rewarded rows
 outside this set fail the test."""
 

@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
@@ -140,12 +141,7 @@ def _audit(event, args):
         rel = _rel(code.co_filename)
         if rel not in GRADED or rel in _FIRST_RUN:
             return
-        codes = []
-        pending = [code]
-        while pending:
-            current = pending.pop()
-            codes.append(current)
-            pending.extend(c for c in current.co_consts if isinstance(c, type(code)))
+        codes = code_tree(code)
         _FIRST_RUN[rel] = (codes, set(id(c) for c in codes))
     except Exception:
         pass

@@ -1,7 +1,7 @@
 # Where a test file defines each of its test functions, read from its source: what the function a
 # runner calls must be, unless something replaced it in memory after the file ran (the file on disk
-# then still looks right). Shared by the shipped channel and watch: in them, the line importing it
-# is replaced by this file's text.
+# then still looks right); and the code objects one execution of a file made. Shared by the
+# shipped channel and watch: in them, the line importing it is replaced by this file's text.
 #
 # Python 3.5 and newer, standard library only, no f-strings.
 import os
@@ -85,3 +85,15 @@ def is_defined_there(func, path, name, lines):
         and code.co_name == name.rsplit(".", 1)[-1]
         and code.co_firstlineno in lines
     )
+
+
+def code_tree(code):
+    """``code`` and every code object nested in its constants: what one execution of a file makes
+    (its functions, classes, lambdas and comprehensions)."""
+    codes = []
+    pending = [code]
+    while pending:
+        current = pending.pop()
+        codes.append(current)
+        pending.extend(c for c in current.co_consts if isinstance(c, type(code)))
+    return codes

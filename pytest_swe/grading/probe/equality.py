@@ -4,8 +4,12 @@
 # passes ``assert f(x) == expected`` whatever ``f`` computed. Classes made per call die young, so
 # the watch looks at the start of every garbage collection (before they are collected) and at exit.
 # At the same moments (at most every half second) it checks that the test functions of the graded
-# files, as their modules hold them now, are the plain defs those files have: package code can swap
-# them for wrappers that swallow failures once the module ran, leaving the file on disk as it was.
+# files, as their namespaces hold them now, are the plain defs those files have, made by the file's
+# own execution: package code can swap them for wrappers that swallow failures once the module ran,
+# or give them their source compiled again without asserts, leaving the file on disk as it was.
+# Namespaces are the loaded modules and, for runners that execute a test file into a dictionary
+# of their own (SymPy's), the dictionaries its execution was handed, seen by an audit hook. The
+# same hook notes a trace or profile function set from a patched file.
 #
 # Python 3.5 and newer, standard library only, no f-strings.
 import atexit
@@ -15,6 +19,7 @@ import os
 import sys
 import time
 
+from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
@@ -27,10 +32,167 @@ _BASES = (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, fr
 _checked = set()
 _busy = [False]
 _tests = {"modules": {}, "seen": -1, "next": 0.0, "reported": set()}
+_runs = {}
+"""``id(namespace) -> (namespace, rel, path, code ids, codes)`` for each dictionary a graded
+file's code was executed with: the code objects that execution made (kept, so their ids stay
+theirs) are the only code its test functions may run."""
+_rels = {}
+_GRADED_NAMES = frozenset(os.path.basename(rel) for rel in GRADED)
 
 
 def _write(record):
     write_record(OUT, record)
+
+
+def _rel_of(filename):
+    """A file's path in the repository when it is graded, else None (cached for absolute paths:
+    every module's import is an exec event)."""
+    if filename in _rels:
+        return _rels[filename]
+    if os.path.basename(filename) not in _GRADED_NAMES:
+        return None
+    try:
+        rel = os.path.relpath(os.path.realpath(filename), os.path.realpath(REPO))
+    except Exception:
+        rel = None
+    rel = rel if rel in GRADED else None
+    if os.path.isabs(filename):
+        _rels[filename] = rel
+    return rel
+
+
+def _namespaces(frame, rel):
+    """The dictionaries an ``exec`` call of ``rel``'s code can have been handed: in its caller's
+    locals, one level into tuples (``importlib`` passes ``(code, module.__dict__)``) and modules,
+    those ``exec`` already gave ``__builtins__`` whose ``__file__``, if any, is ``rel``."""
+    found = []
+    for value in list(frame.f_locals.values()):
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, type(sys)):
+                item = item.__dict__
+            if not isinstance(item, dict) or "__builtins__" not in item:
+                continue
+            named = item.get("__file__")
+            if named is None or (isinstance(named, str) and _rel_of(named) == rel):
+                found.append(item)
+    return found
+
+
+_noted = set()
+_inside = [False]
+_STDLIB = os.path.realpath(os.path.dirname(os.__file__)) + os.sep
+_patched_rels = {}
+
+
+def _patched_rel(filename):
+    """A file's path in the repository when the patch changed it, else None."""
+    if filename not in _patched_rels:
+        try:
+            rel = os.path.relpath(os.path.realpath(filename), os.path.realpath(REPO))
+        except Exception:
+            rel = None
+        _patched_rels[filename] = rel if rel in PATCHED else None
+    return _patched_rels[filename]
+
+
+def _culprit(frame, stop=None):
+    """The patched file whose code made the call ``frame`` is in: the first frame up to ``stop``
+    with a real file outside the standard library (code compiled from a string and the library's
+    helpers, ``inspect``, ``linecache``, ``bdb``, ``traceback``, are looked through)."""
+    while frame is not None and frame is not stop:
+        name = frame.f_code.co_filename
+        if os.path.isabs(name):
+            real = os.path.realpath(name)
+            if not real.startswith(_STDLIB) or "-packages" in real[len(_STDLIB) :]:
+                return _patched_rel(name)
+        frame = frame.f_back
+    return None
+
+
+def _note(kind, how, rel, test=None):
+    if rel is not None and (kind, how, rel) not in _noted:
+        _noted.add((kind, how, rel))
+        record = {"ev": kind, "call": how, "file": rel}
+        if test is not None:
+            record["test"] = test
+        _write(record)
+
+
+def _on_stack(target, frame):
+    while frame is not None:
+        if frame is target:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _graded_caller(frame):
+    """The nearest frame from ``frame`` up that runs a graded file's code (a test running now)."""
+    while frame is not None:
+        if _rel_of(frame.f_code.co_filename) is not None:
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _inspected(event, args, caller):
+    """Trace and profile functions set from the patched files (a function that sees each line of a
+    test can jump over its asserts or rewrite its variables), and a running test's frame or file
+    read by the patched code it called (the expected value read from the test itself)."""
+    if event in ("sys.settrace", "sys.setprofile"):
+        _note("tracer", event, _culprit(caller))
+        return
+    if not GRADED:
+        return
+    if event == "open":
+        if not isinstance(args[0], str) or _rel_of(args[0]) is None:
+            return
+        test = _graded_caller(caller)
+        how = "open"
+    else:
+        test = args[0]
+        if not hasattr(test, "f_code") or _rel_of(test.f_code.co_filename) is None:
+            return
+        if not _on_stack(test, caller):
+            return
+        how = "frame"
+    if test is not None:
+        _note("test-read", how, _culprit(caller, stop=test), _rel_of(test.f_code.co_filename))
+
+
+_INSPECTING = ("sys.settrace", "sys.setprofile", "sys._getframe", "open")
+
+
+def _audit(event, args):
+    """Python's audit hook (3.8+; once added, nothing in the process can remove it): each execution
+    of a graded file's code, with the namespaces it may run in, and what :func:`_inspected` notes.
+    Never raises: an audit hook that raises stops the operation it audits."""
+    if _inside[0]:
+        return
+    if event in _INSPECTING or (event == "object.__getattr__" and args[1] == "f_code"):
+        _inside[0] = True  # what the checks read raises events of its own
+        try:
+            _inspected(event, args, sys._getframe(1))
+        except Exception:
+            pass
+        finally:
+            _inside[0] = False
+        return
+    if event != "exec" or not GRADED:
+        return
+    try:
+        code = args[0]
+        rel = _rel_of(code.co_filename)
+        if rel is None:
+            return
+        codes = code_tree(code)
+        ids = set(id(c) for c in codes)
+        path = os.path.join(REPO, rel)
+        for namespace in _namespaces(sys._getframe(1), rel):
+            # Executed again into the same namespace (a module reloaded): the latest run's code.
+            _runs[id(namespace)] = (namespace, rel, path, ids, codes)
+    except Exception:
+        pass
 
 
 def _patched_file(cls):
@@ -88,13 +250,31 @@ def _graded_modules():
     return modules.values()
 
 
+def _graded_namespaces():
+    """``(namespace, rel, path, code ids or None)``: what the audit hook saw executed, then the
+    loaded modules it did not see (their code's ids unknown)."""
+    seen = set()
+    for namespace, rel, path, ids, _ in list(_runs.values()):
+        seen.add(id(namespace))
+        yield namespace, rel, path, ids
+    for module, rel, path in list(_graded_modules()):
+        namespace = getattr(module, "__dict__", {})
+        if id(namespace) not in seen:
+            yield namespace, rel, path, None
+
+
+def _made_there(func, ids):
+    """Whether ``func`` runs code its file's execution made (True when that was not seen)."""
+    code = getattr(getattr(func, "__func__", func), "__code__", None)
+    return ids is None or (code is not None and id(code) in ids)
+
+
 def _check_tests(final=False):
     now = time.monotonic()
     if not GRADED or (not final and now < _tests["next"]):
         return
     _tests["next"] = now + 0.5
-    for module, rel, path in list(_graded_modules()):
-        namespace = getattr(module, "__dict__", {})
+    for namespace, rel, path, ids in list(_graded_namespaces()):
         for qualname, lines in _GRADED_DEFS.get(rel, {}).items():
             owner, _, name = qualname.rpartition(".")
             if not name.lower().startswith("test") or (rel, qualname) in _tests["reported"]:
@@ -107,7 +287,7 @@ def _check_tests(final=False):
             func = scope[name]
             if isinstance(func, (staticmethod, classmethod)) or not callable(func):
                 continue
-            if not is_defined_there(func, path, qualname, lines):
+            if not is_defined_there(func, path, qualname, lines) or not _made_there(func, ids):
                 _tests["reported"].add((rel, qualname))
                 _write({"ev": "swapped-test", "file": rel, "name": qualname})
 
@@ -156,3 +336,5 @@ _GRADED_DEFS = dict((rel, definitions(os.path.join(REPO, rel))) for rel in GRADE
 
 gc.callbacks.append(_on_collect)
 atexit.register(_scan, True, True)
+if (GRADED or PATCHED) and hasattr(sys, "addaudithook"):
+    sys.addaudithook(_audit)
