@@ -74,6 +74,16 @@ def definitions(path):
     return _DEFINITIONS[key]
 
 
+_REAL = {}
+
+
+def _realpath(path):
+    """``os.path.realpath``, remembered: a check runs for every test call and every half second."""
+    if path not in _REAL:
+        _REAL[path] = os.path.realpath(path)
+    return _REAL[path]
+
+
 def is_defined_there(func, path, name, lines):
     """Whether ``func`` is the function the ``def`` of ``name`` at ``lines`` of ``path`` makes."""
     func = getattr(func, "__func__", func)
@@ -81,9 +91,9 @@ def is_defined_there(func, path, name, lines):
     if code is None:
         return False
     return (
-        os.path.realpath(code.co_filename) == os.path.realpath(str(path))
-        and code.co_name == name.rsplit(".", 1)[-1]
+        code.co_name == name.rsplit(".", 1)[-1]
         and code.co_firstlineno in lines
+        and _realpath(code.co_filename) == _realpath(str(path))
     )
 
 

@@ -239,13 +239,10 @@ def _graded_modules():
         _tests["seen"] = len(sys.modules)
         for module in list(sys.modules.values()):
             path = getattr(module, "__file__", None)
-            if not path or id(module) in modules:
+            if not isinstance(path, str) or id(module) in modules:
                 continue
-            try:
-                rel = os.path.relpath(os.path.realpath(path), os.path.realpath(REPO))
-            except Exception:
-                continue
-            if rel in GRADED:
+            rel = _rel_of(path)
+            if rel is not None:
                 modules[id(module)] = (module, rel, path)
     return modules.values()
 
@@ -300,7 +297,8 @@ def _value_types(deep):
             continue
         while stack:
             cls = stack.pop()
-            _check(cls, base)
+            if id(cls) not in _checked:  # inline: this loop runs at every garbage collection
+                _check(cls, base)
             if deep:
                 try:
                     stack.extend(type.__subclasses__(cls))
