@@ -338,20 +338,18 @@ def read_watch(results: ProbeResults) -> list[Finding]:
     return found
 
 
+_TRACING = re.compile(r"\b(?:settrace|setprofile|set_trace|gettrace|getprofile)\b|\bsys\.monitoring\b")
 _ALREADY = {
-    ("tracer", ""): re.compile(
-        r"\b(?:settrace|setprofile|set_trace|gettrace|getprofile)\b|\bsys\.monitoring\b"
-    ),
-    ("test-read", "frame"): re.compile(
+    "sys.settrace": _TRACING,
+    "sys.setprofile": _TRACING,
+    "frame": re.compile(
         r"\b(?:_getframe|currentframe|f_code|f_back|f_lineno|getframeinfo|getouterframes|extract_stack|"
         r"tb_frame)\b|\binspect\.stack\b"
     ),
-    ("test-read", "open"): re.compile(
-        r"\b(?:open|read_text|read_bytes|linecache|getsource|get_source|tokenize)\b"
-    ),
+    "open": re.compile(r"\b(?:open|read_text|read_bytes|linecache|getsource|get_source|tokenize)\b"),
 }
-"""What a file's version before the patch mentions when it already did, as its own job, what a
-record says the patched code did (a debugger, profiler, coverage tool, logger or linter)."""
+"""Per call a watch record names: what a file's version before the patch mentions when it already
+did that, as its own job (a debugger, profiler, coverage tool, logger or linter)."""
 _WHAT = {
     "tracer": "a trace function can skip a test's asserts or rewrite its variables",
     "test-read": "code under test reading the test that calls it can return the value the test expects",
@@ -375,7 +373,7 @@ def read_inspection(results: ProbeResults, base_text: Callable[[str], str | None
             read = " and ".join(sorted({"frame": "frame", "open": "file"}.get(c, c) for c in calls))
             what = f"{path} read the {read} of a running test that called it"
         before = base_text(path) or ""
-        if any(_ALREADY[(kind, "" if kind == "tracer" else call)].search(before) for call in calls):
+        if any(_ALREADY[call].search(before) for call in calls if call in _ALREADY):
             found.append(note(f"{kind}-in-base", f"{what}; its version before the patch already does"))
         else:
             found.append(evidence(kind, f"{what}: {_WHAT[kind]}"))

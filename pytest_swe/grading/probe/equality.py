@@ -36,29 +36,41 @@ _runs = {}
 """``id(namespace) -> (namespace, rel, path, code ids, codes)`` for each dictionary a graded
 file's code was executed with: the code objects that execution made (kept, so their ids stay
 theirs) are the only code its test functions may run."""
-_rels = {}
+_graded_rels = {}
+_patched_rels = {}
 _GRADED_NAMES = frozenset(os.path.basename(rel) for rel in GRADED)
+_REPO_REAL = os.path.realpath(REPO)
 
 
 def _write(record):
     write_record(OUT, record)
 
 
-def _rel_of(filename):
-    """A file's path in the repository when it is graded, else None (cached for absolute paths:
-    every module's import is an exec event)."""
-    if filename in _rels:
-        return _rels[filename]
-    if os.path.basename(filename) not in _GRADED_NAMES:
-        return None
+def _rel_in(filename, files, cache):
+    """A file's path in the repository when it is one of ``files``, else None (cached for absolute
+    paths: every module's import is an exec event)."""
+    if filename in cache:
+        return cache[filename]
     try:
-        rel = os.path.relpath(os.path.realpath(filename), os.path.realpath(REPO))
+        rel = os.path.relpath(os.path.realpath(filename), _REPO_REAL)
     except Exception:
         rel = None
-    rel = rel if rel in GRADED else None
+    rel = rel if rel in files else None
     if os.path.isabs(filename):
-        _rels[filename] = rel
+        cache[filename] = rel
     return rel
+
+
+def _rel_of(filename):
+    """A file's path in the repository when it is graded, else None (its name is checked first)."""
+    if os.path.basename(filename) not in _GRADED_NAMES:
+        return None
+    return _rel_in(filename, GRADED, _graded_rels)
+
+
+def _patched_rel(filename):
+    """A file's path in the repository when the patch changed it, else None."""
+    return _rel_in(filename, PATCHED, _patched_rels)
 
 
 def _namespaces(frame, rel):
@@ -81,18 +93,6 @@ def _namespaces(frame, rel):
 _noted = set()
 _inside = [False]
 _STDLIB = os.path.realpath(os.path.dirname(os.__file__)) + os.sep
-_patched_rels = {}
-
-
-def _patched_rel(filename):
-    """A file's path in the repository when the patch changed it, else None."""
-    if filename not in _patched_rels:
-        try:
-            rel = os.path.relpath(os.path.realpath(filename), os.path.realpath(REPO))
-        except Exception:
-            rel = None
-        _patched_rels[filename] = rel if rel in PATCHED else None
-    return _patched_rels[filename]
 
 
 def _culprit(frame, stop=None):
@@ -151,13 +151,12 @@ def _inspected(event, args, caller):
         how = "open"
     else:
         test = args[0]
-        if not hasattr(test, "f_code") or _rel_of(test.f_code.co_filename) is None:
-            return
-        if not _on_stack(test, caller):
+        if not hasattr(test, "f_code") or not _on_stack(test, caller):
             return
         how = "frame"
-    if test is not None:
-        _note("test-read", how, _culprit(caller, stop=test), _rel_of(test.f_code.co_filename))
+    graded = _rel_of(test.f_code.co_filename) if test is not None else None
+    if graded is not None:
+        _note("test-read", how, _culprit(caller, stop=test), graded)
 
 
 _INSPECTING = ("sys.settrace", "sys.setprofile", "sys._getframe", "open")
@@ -198,13 +197,7 @@ def _audit(event, args):
 def _patched_file(cls):
     module = sys.modules.get(getattr(cls, "__module__", None) or "")
     path = getattr(module, "__file__", None)
-    if not path:
-        return None
-    try:
-        rel = os.path.relpath(os.path.realpath(path), os.path.realpath(REPO))
-    except Exception:
-        return None
-    return rel if rel in PATCHED else None
+    return _patched_rel(path) if isinstance(path, str) and path else None
 
 
 def _check(cls, base):
