@@ -45,10 +45,13 @@ def wait_for(predicate: Any, timeout: float, interval: float = 0.2) -> bool:
 
 
 def ledger_lines(run_dir: Path) -> list[dict[str, Any]]:
+    """The complete lines of a ledger that may be written while it is read: a reader can see a
+    line the run is still writing, so text after the last newline is not yet an entry."""
     path = run_dir / "ledger.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    complete, _, _ = path.read_text().rpartition("\n")
+    return [json.loads(line) for line in complete.splitlines() if line.strip()]
 
 
 def popen_pytest(project: SweProject, *args: str, background: bool = False) -> subprocess.Popen[str]:

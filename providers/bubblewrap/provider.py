@@ -32,6 +32,7 @@ from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import RunInfo
 from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import is_orphan
+from pytest_swe.api.sandbox import process_start
 from pytest_swe.api.sandbox import reap_takes
 from pytest_swe.api.sandbox import sandbox_labels
 from pytest_swe.api.sandbox import sandbox_ttl
@@ -134,16 +135,18 @@ def _write_meta(base: Path, meta: Mapping[str, Any]) -> None:
     tmp.replace(base / "meta.json")
 
 
-def _process_alive(pid: int | None, start: float | None) -> bool:
+def _process_alive(pid: int | None, start: str | None) -> bool:
+    """True while ``pid`` runs and, given ``start`` (:func:`process_start`), is still that process."""
     import psutil  # imported here: every run registers this provider, few use it
 
     if not pid:
         return False
     try:
-        process = psutil.Process(pid)
-        return process.status() != psutil.STATUS_ZOMBIE and (start is None or process.create_time() == start)
+        if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return False
     except psutil.Error:
         return False
+    return start is None or process_start(pid) == str(start)
 
 
 class BubblewrapProvider:
@@ -320,7 +323,6 @@ class BubblewrapProvider:
         return sandbox_labels(self.run, spec)
 
     def create(self, spec: SandboxSpec) -> BubblewrapSandbox:
-        import psutil
 
         image = self.ensure_image(spec.image)
         sandbox_id = f"bw-{uuid.uuid4().hex[:12]}"
@@ -347,7 +349,7 @@ class BubblewrapProvider:
         self._children[sandbox_id] = bwrap
         meta.update(
             init_pid=init_pid,
-            init_start=psutil.Process(init_pid).create_time(),
+            init_start=process_start(init_pid),
             bwrap_pid=bwrap.pid,
             workdir=spec.workdir,
         )

@@ -32,6 +32,7 @@ from pytest_swe.api.errors import InfraError
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import ExecResult
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import process_start
 
 from ..docker.stream import CappedBuffer
 from .cgroups import SandboxGroups
@@ -102,7 +103,7 @@ class BubblewrapSandbox:
         self.init_pid = init_pid
         self.env = dict(env)
         self.disk_exceeded = False
-        self._init_start = _start_time(init_pid)
+        self._init_start = process_start(init_pid)
         self.namespaces = entered_namespaces(init_pid)
         self._counters: dict[str, Any] = {}
         # The keep-alive is pid 1's only child now. Told apart later by pid, not by order: pids wrap
@@ -277,7 +278,10 @@ class BubblewrapSandbox:
 
         try:
             process = psutil.Process(self.init_pid)
-            return process.status() != psutil.STATUS_ZOMBIE and _start_time(self.init_pid) == self._init_start
+            # Boot-relative ticks, not psutil's epoch time: that moves with the clock (btime).
+            return (
+                process.status() != psutil.STATUS_ZOMBIE and process_start(self.init_pid) == self._init_start
+            )
         except psutil.Error:
             return False
 
@@ -323,15 +327,6 @@ def entered_namespaces(pid: int) -> list[str]:
     if "-U" in flags:
         flags.append("--preserve-credentials")  # no setgroups: refused in a user namespace made rootless
     return flags
-
-
-def _start_time(pid: int) -> float | None:
-    import psutil
-
-    try:
-        return float(psutil.Process(pid).create_time())
-    except psutil.Error:
-        return None
 
 
 def _children(pid: int) -> set[int]:

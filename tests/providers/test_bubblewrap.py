@@ -147,6 +147,26 @@ def test_limits_are_cgroups_and_counted(sandbox: BubblewrapSandbox) -> None:
     assert sandbox.alive()
 
 
+def test_a_sandbox_stays_alive_and_removable_when_the_boot_time_moves(
+    provider: BubblewrapProvider, tiny: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel's boot time in epoch seconds (``btime``) shifts as the clock is set (NTP); a
+    process's start in ticks since boot does not. The clock itself cannot be set here, so psutil's
+    reading of ``btime`` is moved instead."""
+    from psutil import _pslinux
+
+    sb = provider.create(SandboxSpec(image=tiny, pids=16))
+    try:
+        moved = _pslinux.boot_time() + 1.0
+        monkeypatch.setattr(_pslinux, "boot_time", lambda: moved)
+        assert sb.alive()
+        assert sb.exec("echo on", timeout=30).output == "on\n"
+    finally:
+        assert sb.close().removed
+    assert leftovers(provider, sb.id) == []
+    assert not psutil.pid_exists(sb.init_pid) or psutil.Process(sb.init_pid).status() == psutil.STATUS_ZOMBIE
+
+
 # -- removal ---------------------------------------------------------------------------------------------
 
 
