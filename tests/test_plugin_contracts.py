@@ -10,13 +10,18 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pluggy
 import pytest
 
+from pytest_swe.api import hookspecs
 from pytest_swe.api.errors import ConfigError
 from pytest_swe.runner.registry import ENTRY_POINT_GROUP
+from pytest_swe.runner.registry import KINDS
+from pytest_swe.runner.registry import NAMES_GROUP
 from pytest_swe.runner.registry import Catalog
 from pytest_swe.runner.registry import Registry
 from pytest_swe.runner.registry import plugin_manager_for_tools
+from pytest_swe.runner.registry import register_plugins
 from pytest_swe.tools import report
 
 REPO = Path(__file__).resolve().parents[1]
@@ -227,13 +232,19 @@ def test_the_command_sees_the_plugins_pytest_sees() -> None:
     assert {"gold", "empty", "predictions"} <= set(registry.agents)
 
 
-def _third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, body: str) -> None:
-    """An installed third-party distribution whose ``pytest_swe`` entry point is ``module``."""
+def _third_party(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, body: str, names: tuple[str, ...] = ()
+) -> None:
+    """An installed third-party distribution whose ``pytest_swe`` entry point is ``module``;
+    ``names`` (``"agent:mine"``) declared in the names group."""
     (tmp_path / f"{module}.py").write_text(textwrap.dedent(body))
     dist = tmp_path / f"{module}-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{module} = {module}\n")
+    declared = "".join(f"{name} = {module}\n" for name in names)
+    (dist / "entry_points.txt").write_text(
+        f"[{ENTRY_POINT_GROUP}]\n{module} = {module}\n" + (f"[{NAMES_GROUP}]\n{declared}" if names else "")
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(sys.modules, module, None)  # restored (absent) after the test
     del sys.modules[module]
@@ -310,3 +321,136 @@ def test_catalog_names_the_known_entries() -> None:
         ConfigError, match=r"unknown agent 'golden' \(known: empty, gold\); did you mean gold"
     ):
         catalog.get("golden")
+
+
+# -- names declared ahead of the import -------------------------------------------------------------
+
+
+def _declared() -> dict[str, dict[str, set[str]]]:
+    """pytest-swe's own ``pytest_swe.names`` declarations: module -> hook kind -> names."""
+    declared: dict[str, dict[str, set[str]]] = {}
+    for ep in importlib.metadata.entry_points(group=NAMES_GROUP):
+        kind, _, name = ep.name.partition(":")
+        declared.setdefault(ep.value, {}).setdefault(KINDS[kind], set()).add(name)
+    return declared
+
+
+def test_every_builtin_declares_exactly_the_names_it_returns() -> None:
+    """A run imports a built-in only for a name it declares: a name returned but not declared
+    would be unknown until some other name loaded the module, one declared but not returned an
+    import for nothing. And a deferred module is never registered with pytest, so it may
+    implement no hook but the catalog's."""
+    declared = _declared()
+    assert set(declared) == _builtin_plugin_modules()
+    for module_name, kinds in declared.items():
+        module = importlib.import_module(module_name)
+        returned = {
+            kind: {entry.name for entry in getattr(module, f"pytest_swe_{kind}")()}
+            for kind in KINDS.values()
+            if hasattr(module, f"pytest_swe_{kind}")
+        }
+        assert returned == kinds, module_name
+        hooks = {name for name in vars(module) if name.startswith("pytest_")}
+        assert hooks <= {f"pytest_swe_{kind}" for kind in KINDS.values()}, (module_name, hooks)
+
+
+def test_a_declared_plugin_is_imported_only_for_its_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _third_party(
+        tmp_path,
+        monkeypatch,
+        "lazyagents",
+        """\
+        import pytest
+
+        IMPORTS = []
+        IMPORTS.append(1)
+
+
+        class Lazy:
+            name = "lazy"
+            needs_sandbox = False
+
+
+        class Sleepy:
+            name = "sleepy"
+            needs_sandbox = False
+
+
+        @pytest.hookimpl
+        def pytest_swe_agents():
+            return [Lazy, Sleepy]
+        """,
+        names=("agent:lazy", "agent:sleepy"),
+    )
+    registry = Registry(plugin_manager_for_tools())
+    assert "lazyagents" not in sys.modules
+    assert {"lazy", "sleepy", "gold"} <= set(registry.agents) and "lazy" in registry.agents
+    with pytest.raises(ConfigError, match=r"unknown agent 'lazi'.*did you mean lazy"):
+        registry.agents.get("lazi")
+    assert "lazyagents" not in sys.modules  # naming the known ones imported nothing
+    assert registry.agents.get("lazy").__module__ == "lazyagents"
+    assert registry.agents.get("sleepy").__module__ == "lazyagents"
+    assert sys.modules["lazyagents"].IMPORTS == [1]
+    for name in ("swe-rebench", "swe-rebench-v2", "multi-swe-bench", "docker", "mini-swe-agent"):
+        assert name in registry.families or name in registry.providers or name in registry.agents
+
+
+def test_a_blocked_declared_plugin_provides_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _third_party(
+        tmp_path,
+        monkeypatch,
+        "blockedagents",
+        """\
+        import pytest
+
+
+        class Blocked:
+            name = "blocked"
+            needs_sandbox = False
+
+
+        @pytest.hookimpl
+        def pytest_swe_agents():
+            return [Blocked]
+        """,
+        names=("agent:blocked",),
+    )
+    pm = pluggy.PluginManager("pytest")
+    pm.add_hookspecs(hookspecs)
+    pm.set_blocked("blockedagents")
+    pm.set_blocked("pytest_swe.agents.mini")
+    register_plugins(pm)
+    registry = Registry(pm)
+    assert "blocked" not in registry.agents and "mini-swe-agent" not in registry.agents
+    assert "gold" in registry.agents
+    assert "blockedagents" not in sys.modules
+
+
+def test_an_undeclared_third_party_name_still_replaces_a_declared_builtin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A third-party plugin imported at start-up that returns a built-in's name wins it, though
+    the built-in declared the name and was never imported."""
+    _third_party(
+        tmp_path,
+        monkeypatch,
+        "thirdprovider",
+        """\
+        import pytest
+
+
+        class Podman:
+            name = "podman"
+
+
+        @pytest.hookimpl
+        def pytest_swe_providers():
+            return [Podman]
+        """,
+    )
+    monkeypatch.delitem(sys.modules, "pytest_swe.providers.podman", raising=False)
+    registry = Registry(plugin_manager_for_tools())
+    assert registry.providers.get("podman").__module__ == "thirdprovider"
+    assert "pytest_swe.providers.podman" not in sys.modules

@@ -104,6 +104,26 @@ def test_a_benchmark_run_loads_the_plugins_and_registers_their_markers(swe_proje
     assert "@pytest.mark.swe_bench:" in listed and "@pytest.mark.docker:" in listed, listed[-2000:]
 
 
+def test_a_benchmark_run_imports_only_the_family_provider_and_agent_it_names(swe_project: SweProject) -> None:
+    """The others are known by the names they declare: their markers are registered and a
+    misspelt name is still told which exist, but their modules are not imported."""
+    swe_project.demo()
+    processes = _modules_after(
+        swe_project, "benchmarks/", "--collect-only", "--strict-markers", "-m", "swe_bench or multi_swe_bench"
+    )
+    plugins = {
+        m
+        for m in processes["controller"]
+        if m.count(".") == 2
+        and m.startswith(("pytest_swe.families.", "pytest_swe.providers.", "pytest_swe.agents."))
+    }
+    used = {"pytest_swe.families.swebench", "pytest_swe.providers.docker", "pytest_swe.agents.gold"}
+    others = {"pytest_swe.families.multiswe", "pytest_swe.families.rebench", "pytest_swe.providers.podman"}
+    assert used <= plugins and not plugins & others, sorted(plugins)
+    listed = swe_project.run("--markers").result.stdout.str()
+    assert "@pytest.mark.multi_swe_bench:" in listed and "@pytest.mark.kubernetes:" in listed, listed[-2000:]
+
+
 def test_strict_markers_accept_family_and_provider_markers_in_a_test_module(swe_project: SweProject) -> None:
     """A test module may name a family's or provider's marker before any benchmark is collected:
     under strict markers the plugins are loaded at start-up, so the name is known."""

@@ -30,8 +30,9 @@ def reap(config: pytest.Config, *, worker: str | None = None) -> list[str]:
 
 
 def _reapers(session: SweSession) -> list[Provider]:
-    """Providers built only to reap (the controller under xdist creates no sandboxes itself): each
-    provider's defaults, and the providers of the benchmarks the controller read (a pool's hosts)."""
+    """Providers built only to reap (the controller under xdist creates no sandboxes itself): the
+    defaults of each provider this process loaded (one no benchmark named has no sandbox of this
+    run), and the providers of the benchmarks the controller read (a pool's hosts)."""
     settings: dict[str, tuple[str, dict[str, Any]]] = {}
     for loaded in session.loaded_settings():
         options = loaded.provider.model_dump()

@@ -136,9 +136,9 @@ class SweSession:
 
             register_plugins(self.config.pluginmanager)
             registry = Registry(self.config.pluginmanager)
-            for family in registry.families.entries.values():
-                register_marker(self.config, marker_name(family.name), f"pytest-swe family {family.name}")
-            for provider in registry.providers.entries:
+            for family in registry.families:
+                register_marker(self.config, marker_name(family), f"pytest-swe family {family}")
+            for provider in registry.providers:
                 register_marker(self.config, marker_name(provider), f"pytest-swe provider {provider}")
             self._registry = registry
 
