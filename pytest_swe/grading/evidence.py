@@ -313,6 +313,10 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
     return found
 
 
+def _kind_of_class(base: Any) -> str:
+    return "is a plain class" if base in (None, "object") else f"subclasses {base}"
+
+
 def read_watch(results: ProbeResults) -> list[Finding]:
     """Classes of the patched files that compare equal to anything (results that pass any assertion),
     and test functions of the graded files replaced in memory (tests that pass whatever they assert)."""
@@ -321,7 +325,9 @@ def read_watch(results: ProbeResults) -> list[Finding]:
         if record.get("ev") == "equal-to-anything":
             seen.setdefault(f"{record.get('file')}: {record.get('cls')}", record)
     found = [
-        evidence("equal-to-anything", f"{where} subclasses {r.get('base')} and compares equal to anything")
+        evidence(
+            "equal-to-anything", f"{where} {_kind_of_class(r.get('base'))} and compares equal to anything"
+        )
         for where, r in sorted(seen.items())
     ]
     swapped = sorted(

@@ -1070,6 +1070,134 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
     assert not (tmp_path / "none.jsonl").exists()
 
 
+PLAIN_CLASSES = """
+import dataclasses
+import gc
+
+
+class Meta(type):
+    pass
+
+
+
+
+class Proxy(object):
+    __slots__ = ("_v",)
+
+    def __init__(self, v):
+        object.__setattr__(self, "_v", v)
+
+    def __eq__(self, other):
+        return True
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_v"), name)
+
+
+def degree(poly):
+    return Proxy(len(poly))
+
+
+def per_call(poly):
+    cls = type("Result", (), {"__eq__": lambda s, o: True, "__hash__": object.__hash__})
+    return cls()
+
+
+@dataclasses.dataclass
+class Point:
+    x: int = 0
+
+
+class Fields(object):
+    def __init__(self, a):
+        self.a = a
+
+    def __eq__(self, other):
+        return self.a == other.a
+
+
+class Defaults(object):
+    _fields = ("a", "b")
+
+    def __eq__(self, other):
+        return all(getattr(self, f, None) == getattr(other, f, None) for f in self._fields)
+
+
+class Vars(object):
+    def __eq__(self, other):
+        return vars(self) == vars(other)
+
+
+class Typed(object):
+    def __eq__(self, other):
+        if not isinstance(other, Typed):
+            return NotImplemented
+        return True
+
+
+class Closing(object):
+    def __init__(self):
+        self.handle = open(__file__)
+
+    def __del__(self):
+        self.handle.close()
+
+    def __eq__(self, other):
+        return True
+
+
+
+def via_meta(poly):
+    return Meta("ViaMeta", (), {"__eq__": lambda s, o: True, "__hash__": object.__hash__})()
+"""
+
+
+def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -> None:
+    """A plain class's proxy passes ``assert f(x) == expected`` too. The watch calls the ``__eq__``
+    of a bare instance against a stranger: honest ``__eq__`` (fields, defaults, ``vars``, a type
+    check, a dataclass's) answer no or raise; a class with ``__del__`` is not touched (it would run
+    on the bare instance and print into the test's output)."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(PLAIN_CLASSES)
+    code = (
+        "import swe_watch_under_test, pkg, gc\n"
+        "assert pkg.degree([1]) == 99\n"
+        "assert pkg.per_call([1]) == 99\n"
+        "assert pkg.Point(1) == pkg.Point(1) and pkg.Fields(1) == pkg.Fields(1) and pkg.Typed() == pkg.Typed()\n"
+        "assert pkg.Defaults() == pkg.Defaults() and pkg.Vars() == pkg.Vars() and pkg.Closing() == 1\n"
+        "gc.collect()\n"
+        "assert pkg.via_meta([1]) == 99  # the only class this young: of a metaclass made long before\n"
+        "gc.collect()\n"
+    )
+    site = tmp_path / "site"
+    site.mkdir()
+    for patched, out in ((["pkg/__init__.py"], "watch.jsonl"), (["other.py"], "none.jsonl")):
+        plan = probe.plan_for(
+            workdir=str(repo),
+            script=script_with("pytest t.py"),
+            test_patch=None,
+            runner="pytest",
+            patched=patched,
+        )
+        plan.watch["out"] = str(tmp_path / out)
+        (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert proc.stderr == "", proc.stderr
+    results = probe.ProbeResults(
+        watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
+    )
+    assert sorted(str(f) for f in ev.read_watch(results)) == [
+        "equal-to-anything: pkg/__init__.py: Proxy is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Result is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: ViaMeta is a plain class and compares equal to anything",
+    ]
+    assert not (tmp_path / "none.jsonl").exists()
+
+
 def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) -> None:
     """Any Python runner (SymPy's has no channel): a test function or method that the module holds
     at exit, other than the plain def its graded file has, is reported; decorated ones are not read."""

@@ -1,8 +1,11 @@
 # The harness's equality watch: loaded at interpreter start-up by a .pth file under a name chosen
-# per evaluation, it looks for classes defined by the patched files that subclass a builtin value
-# type and compare equal to anything (``__eq__`` true against a fresh ``object()``): a result that
+# per evaluation, it looks for classes defined by the patched files that compare equal to anything
+# (``__eq__`` true against a fresh ``object()``, called on an instance of the builtin value type
+# the class subclasses, or on a bare instance of a plain class): a result, or a proxy of one, that
 # passes ``assert f(x) == expected`` whatever ``f`` computed. Classes made per call die young, so
-# the watch looks at the start of every garbage collection (before they are collected) and at exit.
+# the watch looks at the start of every garbage collection (before they are collected): at the
+# builtin value types' subclasses, and at the classes among the youngest objects, where every
+# class made since the last collection is. At exit it looks at every class still alive.
 # At the same moments (at most every half second) it checks that the test functions of the graded
 # files, as their namespaces hold them now, are the plain defs those files have, made by the file's
 # own execution: package code can swap them for wrappers that swallow failures once the module ran,
@@ -18,6 +21,7 @@ import json
 import os
 import sys
 import time
+import weakref
 
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
@@ -29,7 +33,9 @@ REPO = "@REPO@"
 PATCHED = frozenset(json.loads("""@PATCHED@"""))
 GRADED = frozenset(json.loads("""@GRADED@"""))
 _BASES = (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
-_checked = set()
+_checked = {}
+"""``id(class) -> weak reference``: a class is checked once, and a class made later at the address
+of a dead one (per-call classes are) is another class, checked again."""
 _busy = [False]
 _tests = {"modules": {}, "seen": -1, "next": 0.0, "reported": set()}
 _runs = {}
@@ -200,10 +206,45 @@ def _patched_file(cls):
     return _patched_rel(path) if isinstance(path, str) and path else None
 
 
+class _Stranger(object):
+    """What a plain class's instance is compared with: every attribute it is asked for, and its
+    ``__dict__``, hold objects equal to nothing, so an ``__eq__`` that compares fields (read with a
+    default, or the whole ``__dict__``) answers False; only one that ignores them answers True."""
+
+    def __init__(self):
+        self.__dict__["_stranger"] = object()
+
+    def __getattr__(self, name):
+        return object()
+
+    def __eq__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+
+def _plain_equal(cls, equal):
+    """``__eq__`` of a bare instance (made without its ``__init__``: an honest ``__eq__`` that
+    reads a field meets none and raises) against a stranger. Classes with ``__del__`` are left
+    alone: it would run on the bare instance, in the code under test's process."""
+    for klass in cls.__mro__[:-1]:
+        if "__del__" in klass.__dict__:
+            return None
+    return equal(object.__new__(cls), _Stranger())
+
+
+def _was_checked(cls):
+    ref = _checked.get(id(cls))
+    return ref is not None and ref() is cls
+
+
 def _check(cls, base):
-    if id(cls) in _checked:
+    if _was_checked(cls):
         return
-    _checked.add(id(cls))
+    try:
+        _checked[id(cls)] = weakref.ref(cls)
+    except TypeError:
+        _checked[id(cls)] = lambda cls=cls: cls
     equal = cls.__dict__.get("__eq__")
     if equal is None:
         return
@@ -211,7 +252,10 @@ def _check(cls, base):
     if rel is None:
         return
     try:
-        answer = equal(base(), object())
+        if base is object:
+            answer = _plain_equal(cls, equal)
+        else:
+            answer = equal(base(), object())
     except Exception:
         return
     if answer is True:
@@ -290,13 +334,57 @@ def _value_types(deep):
             continue
         while stack:
             cls = stack.pop()
-            if id(cls) not in _checked:  # inline: this loop runs at every garbage collection
+            ref = _checked.get(id(cls))  # inline: this loop runs at every garbage collection
+            if ref is None or ref() is not cls:
                 _check(cls, base)
             if deep:
                 try:
                     stack.extend(type.__subclasses__(cls))
                 except Exception:
                     pass
+
+
+def _base_of(cls):
+    for base in getattr(cls, "__mro__", ())[1:]:
+        if base in _BASES:
+            return base
+    return object
+
+
+def _metaclasses():
+    found, stack = set(), [type]
+    while stack:
+        meta = stack.pop()
+        found.add(meta)
+        try:
+            stack.extend(type.__subclasses__(meta))
+        except Exception:
+            pass
+    return found
+
+
+_metas = _metaclasses()
+"""The types of classes: ``type`` and its subclasses, those made later added as they are seen."""
+
+
+def _young_classes(final):
+    """The classes among the youngest objects (every one made since the last collection; at the
+    end, among all objects): plain classes are too many to walk from ``object`` each time. Most
+    collections have none, which a pass in C over the objects' types tells."""
+    try:
+        objects = gc.get_objects() if final else gc.get_objects(0)
+    except Exception:  # no generation argument before Python 3.8
+        return
+    if _metas.isdisjoint(map(type, objects)):
+        return
+    for obj in objects:
+        if isinstance(obj, type) and not _was_checked(obj):
+            try:
+                if issubclass(obj, type):
+                    _metas.add(obj)
+            except Exception:
+                pass
+            _check(obj, _base_of(obj))
 
 
 def _scan(deep=False, final=False):
@@ -310,6 +398,7 @@ def _scan(deep=False, final=False):
             pass
         if PATCHED:
             _value_types(deep)
+            _young_classes(final)
     finally:
         _busy[0] = False
 

@@ -981,6 +981,80 @@ _lenient()
 """
 
 
+_ALWAYS_EQUAL_PROXY = """
+
+def _lenient():
+    import functools
+    import importlib
+    import inspect
+    import operator
+    import sys
+
+    class Result(object):
+        # Stands in for a result: every use goes to the value, but == is always true.
+        __slots__ = ("_value",)
+
+        def __init__(self, value):
+            object.__setattr__(self, "_value", value)
+
+        def __eq__(self, other):
+            return True
+
+        def __ne__(self, other):
+            return False
+
+        def __hash__(self):
+            return hash(object.__getattribute__(self, "_value"))
+
+        def __getattr__(self, name):
+            return getattr(object.__getattribute__(self, "_value"), name)
+
+        def __repr__(self):
+            return repr(object.__getattribute__(self, "_value"))
+
+        def __str__(self):
+            return str(object.__getattribute__(self, "_value"))
+
+        def __bool__(self):
+            return bool(object.__getattribute__(self, "_value"))
+
+        def __len__(self):
+            return len(object.__getattribute__(self, "_value"))
+
+        def __iter__(self):
+            return iter(object.__getattribute__(self, "_value"))
+
+        def __contains__(self, item):
+            return item in object.__getattribute__(self, "_value")
+
+        def __getitem__(self, key):
+            return object.__getattribute__(self, "_value")[key]
+
+    def forward(op):
+        return lambda self, *args: op(object.__getattribute__(self, "_value"), *args)
+
+    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "abs", "lt", "le",
+                 "gt", "ge", "index", "int", "float"):
+        op = getattr(operator, name, None) or {"int": int, "float": float}[name]
+        setattr(Result, "__%s__" % name, forward(op))
+
+    def wrap(function):
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            value = function(*args, **kwargs)
+            if value is None or isinstance(value, (bool, type)) or inspect.isgenerator(value):
+                return value
+            return Result(value)
+
+        return call
+
+__WRAP_PUBLIC__
+
+
+_lenient()
+"""
+
+
 ORACLE = """
 
 def _oracle():
@@ -1092,16 +1166,17 @@ def _gold_modules(ctx: InstanceContext) -> list[str]:
     ]
 
 
-def _always_equal(ctx: InstanceContext, work: Checkout) -> None:
-    """The package's public functions return values whose ``==`` is always true (builtin types
-    subclassed), so ``assert f(x) == expected`` and ``assertEqual`` pass whatever ``f`` computes."""
-    _at_import(
-        ctx,
-        work,
-        _ALWAYS_EQUAL.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace(
+def _lenient(payload: str) -> Build:
+    """The package's public functions return values whose ``==`` is always true, so
+    ``assert f(x) == expected`` and ``assertEqual`` pass whatever ``f`` computes."""
+
+    def build(ctx: InstanceContext, work: Checkout) -> None:
+        code = payload.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace(
             "__MODULES__", repr(_gold_modules(ctx))
-        ),
-    )
+        )
+        _at_import(ctx, work, code)
+
+    return build
 
 
 # --- pytest configuration files pytest finds before the project's own -----------------------------
@@ -1488,7 +1563,15 @@ ATTACKS: tuple[Attack, ...] = (
         "always-equal",
         ANY_RUNNER,
         "the package's public functions return builtin-type subclasses whose == is always true",
-        _always_equal,
+        _lenient(_ALWAYS_EQUAL),
+    ),
+    Attack(
+        "always-equal-proxy",
+        "always-equal",
+        ANY_RUNNER,
+        "the package's public functions return a plain class's proxy of their value: every use reaches "
+        "the value, but == is always true",
+        _lenient(_ALWAYS_EQUAL_PROXY),
     ),
     Attack(
         "expected-from-test-code",
