@@ -454,3 +454,17 @@ def test_an_undeclared_third_party_name_still_replaces_a_declared_builtin(
     registry = Registry(plugin_manager_for_tools())
     assert registry.providers.get("podman").__module__ == "thirdprovider"
     assert "pytest_swe.providers.podman" not in sys.modules
+
+
+def test_a_declared_plugin_that_cannot_be_imported_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _third_party(
+        tmp_path, monkeypatch, "brokenagents", "import no_such_module_zzz\n", names=("agent:broken",)
+    )
+    registry = Registry(plugin_manager_for_tools())
+    assert "broken" in registry.agents and registry.agents.get("gold").name == "gold"
+    with pytest.raises(
+        ConfigError, match=r"cannot import plugin 'brokenagents' \(it declares agents broken\): "
+    ):
+        registry.agents.get("broken")

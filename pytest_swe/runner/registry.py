@@ -80,7 +80,14 @@ class DeferredPlugin:
         module that implements any other hook is loaded at start-up, undeclared)."""
         with self._lock:
             if self._results is None:
-                module = self.entry_point.load()
+                try:
+                    module = self.entry_point.load()
+                except Exception as exc:  # a broken plugin: named, with what it declared
+                    declared = ", ".join(f"{kind} {', '.join(names)}" for kind, names in self.names.items())
+                    raise ConfigError(
+                        f"cannot import plugin {self.entry_point.value!r} (it declares {declared}): "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
                 self._results = {}
                 for kind in KINDS.values():
                     function = getattr(module, f"pytest_swe_{kind}", None)
