@@ -464,7 +464,8 @@ def test_a_declared_plugin_that_cannot_be_imported_is_named(
     )
     registry = Registry(plugin_manager_for_tools())
     assert "broken" in registry.agents and registry.agents.get("gold").name == "gold"
-    with pytest.raises(
-        ConfigError, match=r"cannot import plugin 'brokenagents' \(it declares agents broken\): "
-    ):
-        registry.agents.get("broken")
+    for _ in range(2):  # asked again (a fixture after collection): the same error, not "unknown agent"
+        with pytest.raises(
+            ConfigError, match=r"cannot import plugin 'brokenagents' \(it declares agents broken\): "
+        ):
+            registry.agents.get("broken")

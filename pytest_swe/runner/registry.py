@@ -184,9 +184,10 @@ class Catalog(Generic[T]):
         return iter(self.names)
 
     def get(self, name: str, *, where: str = "") -> T:
-        load = self._deferred.pop(name, None)
+        load = self._deferred.get(name)
         if load is not None and name not in self.entries:
             self._add(load())  # its other names stay deferred: the import is cached in the loader
+        self._deferred.pop(name, None)  # only once loaded: a plugin that failed fails again, named
         try:
             return self.entries[name]
         except KeyError:
