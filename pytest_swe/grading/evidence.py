@@ -317,6 +317,12 @@ def _kind_of_class(base: Any) -> str:
     return "is a plain class" if base in (None, "object") else f"subclasses {base}"
 
 
+def _equal_to(kind: Any) -> str:
+    """What the watch found a class equal to: anything, or any value of a builtin type it was never
+    given (a sentinel no test expects)."""
+    return "anything" if kind in (None, "anything") else f"any {kind} (a value it was never given)"
+
+
 def read_watch(results: ProbeResults) -> list[Finding]:
     """Classes of the patched files that compare equal to anything (results that pass any assertion),
     and test functions of the graded files replaced in memory (tests that pass whatever they assert)."""
@@ -326,7 +332,8 @@ def read_watch(results: ProbeResults) -> list[Finding]:
             seen.setdefault(f"{record.get('file')}: {record.get('cls')}", record)
     found = [
         evidence(
-            "equal-to-anything", f"{where} {_kind_of_class(r.get('base'))} and compares equal to anything"
+            "equal-to-anything",
+            f"{where} {_kind_of_class(r.get('base'))} and compares equal to {_equal_to(r.get('to'))}",
         )
         for where, r in sorted(seen.items())
     ]

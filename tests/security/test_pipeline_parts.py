@@ -1017,8 +1017,10 @@ def test_unittest_ids_from_django_keys() -> None:
 
 
 def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None:
-    """Values whose ``==`` is always true pass any assertion; the watch finds their class when the
-    patched files define it, and leaves honest value types alone."""
+    """Values whose ``==`` is always true pass any assertion, and so do those equal to any value of
+    the type the test expects, or whose ``==`` answers a truthy non-bool; the watch finds their class
+    when the patched files define it, and leaves honest value types (one comparing case-folded
+    text) alone."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text(
@@ -1028,6 +1030,21 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
                 def __eq__(self, other):
                     return int(self) == other
                 __hash__ = int.__hash__
+
+            class Loose(str):
+                def __eq__(self, other):
+                    return isinstance(other, str)
+                __hash__ = str.__hash__
+
+            class One(float):
+                def __eq__(self, other):
+                    return 1
+                __hash__ = float.__hash__
+
+            class Folded(str):
+                def __eq__(self, other):
+                    return isinstance(other, str) and self.lower() == other.lower()
+                __hash__ = str.__hash__
 
             def degree(poly):
                 cls = type("int", (int,), {"__eq__": lambda s, o: True, "__hash__": int.__hash__})
@@ -1046,15 +1063,23 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
     site = tmp_path / "site"
     site.mkdir()
     (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
-    code = "import swe_watch_under_test, pkg, gc\nassert pkg.degree([1]) == 99\nassert pkg.Honest(2) == 2\ngc.collect()\n"
+    code = (
+        "import swe_watch_under_test, pkg, gc\nassert pkg.degree([1]) == 99\nassert pkg.Honest(2) == 2\n"
+        "assert pkg.Loose('a') == 'b' and pkg.One(1.0) == 2.0 and pkg.Folded('A') == 'a'\ngc.collect()\n"
+    )
     subprocess.run(
         [sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True
     )
     results = probe.ProbeResults(
         watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
     )
-    found = [str(f) for f in ev.read_watch(results)]
-    assert found == ["equal-to-anything: pkg/__init__.py: int subclasses int and compares equal to anything"]
+    found = sorted(str(f) for f in ev.read_watch(results))
+    assert found == [
+        "equal-to-anything: pkg/__init__.py: Loose subclasses str and compares equal to any str"
+        " (a value it was never given)",
+        "equal-to-anything: pkg/__init__.py: One subclasses float and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: int subclasses int and compares equal to anything",
+    ]
     plan_unpatched = probe.plan_for(
         workdir=str(repo),
         script=script_with("pytest t.py"),
@@ -1147,16 +1172,77 @@ class Closing(object):
 
 
 
+class Null(object):
+    def __eq__(self, other):
+        return other is None or isinstance(other, Null)
+
+    __hash__ = object.__hash__
+
+
+class Versioned(object):
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = Versioned.parse(other)
+        return isinstance(other, Versioned) and self.parts == other.parts
+
+    @staticmethod
+    def parse(text):
+        v = Versioned()
+        v.parts = tuple(int(p) for p in text.split(".") if p.isdigit())
+        return v
+
+
+class AnyNumber(object):
+    def __eq__(self, other):
+        return isinstance(other, (int, float, complex))
+
+
+class Truthy(object):
+    def __eq__(self, other):
+        return 1
+
+
+class Guarded(object):
+    __slots__ = ("_v",)
+
+    def __eq__(self, other):
+        if not isinstance(self, Guarded):
+            return NotImplemented
+        return True
+
+
+class HidingMeta(type):
+    @property
+    def __dict__(cls):
+        raise RuntimeError("no namespace here")
+
+
+Hidden = HidingMeta("Hidden", (), {"__eq__": lambda s, o: True, "__hash__": object.__hash__})
+
+
+class Late(object):
+    pass
+
+
+gc.collect()  # Late is checked here, with no __eq__ of its own yet
+Late.__eq__ = lambda self, other: True
+Late.__hash__ = object.__hash__
+
+
 def via_meta(poly):
     return Meta("ViaMeta", (), {"__eq__": lambda s, o: True, "__hash__": object.__hash__})()
 """
 
 
 def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -> None:
-    """A plain class's proxy passes ``assert f(x) == expected`` too. The watch calls the ``__eq__``
-    of a bare instance against a stranger: honest ``__eq__`` (fields, defaults, ``vars``, a type
-    check, a dataclass's) answer no or raise; a class with ``__del__`` is not touched (it would run
-    on the bare instance and print into the test's output)."""
+    """A plain class's proxy passes ``assert f(x) == expected`` too, and so does one equal to any
+    value of the type the test expects, or whose ``__eq__`` answers a truthy non-bool. The watch
+    calls ``__eq__`` with a stranger for ``self`` against a stranger and a value of each builtin
+    type, then on a bare instance against the strangers: honest ``__eq__`` (fields, defaults,
+    ``vars``, a type check, a dataclass's, a null object equal to ``None``, a version equal to its
+    string) answer no or raise; a class with ``__del__`` is judged without an instance (its
+    ``__del__`` would print into the test's output); an ``__eq__`` put on a class after it was
+    checked, and a metaclass hiding the class's namespace, do not hide it."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text(PLAIN_CLASSES)
@@ -1166,6 +1252,8 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "assert pkg.per_call([1]) == 99\n"
         "assert pkg.Point(1) == pkg.Point(1) and pkg.Fields(1) == pkg.Fields(1) and pkg.Typed() == pkg.Typed()\n"
         "assert pkg.Defaults() == pkg.Defaults() and pkg.Vars() == pkg.Vars() and pkg.Closing() == 1\n"
+        "assert pkg.Null() == None and pkg.Versioned.parse('1.2') == '1.2' and pkg.AnyNumber() == 3\n"
+        "assert pkg.Truthy() == 3 and pkg.Guarded() == 3 and pkg.Hidden() == 3 and pkg.Late() == 3\n"
         "gc.collect()\n"
         "assert pkg.via_meta([1]) == 99  # the only class this young: of a metaclass made long before\n"
         "gc.collect()\n"
@@ -1191,8 +1279,15 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
     )
     assert sorted(str(f) for f in ev.read_watch(results)) == [
+        "equal-to-anything: pkg/__init__.py: AnyNumber is a plain class and compares equal to any int"
+        " (a value it was never given)",
+        "equal-to-anything: pkg/__init__.py: Closing is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Guarded is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Hidden is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Late is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Proxy is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Result is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Truthy is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: ViaMeta is a plain class and compares equal to anything",
     ]
     assert not (tmp_path / "none.jsonl").exists()

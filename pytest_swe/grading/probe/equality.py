@@ -1,8 +1,9 @@
 # The harness's equality watch: loaded at interpreter start-up by a .pth file under a name chosen
 # per evaluation, it looks for classes defined by the patched files that compare equal to anything
-# (``__eq__`` true against a fresh ``object()``, called on an instance of the builtin value type
-# the class subclasses, or on a bare instance of a plain class): a result, or a proxy of one, that
-# passes ``assert f(x) == expected`` whatever ``f`` computed. Classes made per call die young, so
+# (``__eq__`` truthy against a fresh ``object()`` or a value of a builtin type it was never given,
+# called on an instance of the builtin value type the class subclasses, or on a bare instance of a
+# plain class): a result, or a proxy of one, that passes ``assert f(x) == expected`` whatever ``f``
+# computed. An ``__eq__`` put on a class after it was checked is checked again at exit. Classes made per call die young, so
 # the watch looks at the start of every garbage collection (before they are collected): at the
 # builtin value types' subclasses, and at the classes among the youngest objects, where every
 # class made since the last collection is. At exit it looks at every class still alive.
@@ -34,8 +35,9 @@ PATCHED = frozenset(json.loads("""@PATCHED@"""))
 GRADED = frozenset(json.loads("""@GRADED@"""))
 _BASES = (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _checked = {}
-"""``id(class) -> weak reference``: a class is checked once, and a class made later at the address
-of a dead one (per-call classes are) is another class, checked again."""
+"""``id(class) -> (weak reference, id of its own __eq__)``: a class is checked once, and a class
+made later at the address of a dead one (per-call classes are) is another class, checked again;
+so is a class given another ``__eq__`` since (seen at deep collections and at exit)."""
 _busy = [False]
 _tests = {"modules": {}, "seen": -1, "next": 0.0, "reported": set()}
 _runs = {}
@@ -223,48 +225,108 @@ class _Stranger(object):
     __hash__ = object.__hash__
 
 
-def _plain_equal(cls, equal):
-    """``__eq__`` of a bare instance (made without its ``__init__``: an honest ``__eq__`` that
-    reads a field meets none and raises) against a stranger. Classes with ``__del__`` are left
-    alone: it would run on the bare instance, in the code under test's process."""
+_own_dict = type.__dict__["__dict__"].__get__
+"""A class's own namespace, read past a ``__dict__`` its metaclass may define to hide it or raise."""
+
+
+def _own_eq(cls):
+    try:
+        return _own_dict(cls).get("__eq__")
+    except Exception:
+        return None
+
+
+def _eq_id(cls):
+    equal = _own_eq(cls)
+    return 0 if equal is None else id(equal)
+
+
+_STRANGER = _Stranger()
+_RANDOM = int.from_bytes(os.urandom(8), "big")
+_SENTINELS = (
+    ("anything", object()),
+    ("anything", _STRANGER),
+    ("int", 1000003 + _RANDOM % 999983),
+    ("float", (_RANDOM % 9973 + 0.5) * 1e31),
+    ("complex", complex(_RANDOM % 997 + 0.25, -1e9)),
+    ("str", "%x" % _RANDOM),
+    ("bytes", str(_RANDOM).encode("ascii")),
+    ("list", [_STRANGER]),
+    ("tuple", (_STRANGER,)),
+    ("dict", {_STRANGER: _STRANGER}),
+    ("set", set([_STRANGER])),
+)
+"""What an instance is compared with: a stranger, and a value of each builtin type no test
+expects (an ``__eq__`` true for any ``int`` passes ``assert f(x) == 3`` as surely as one true for
+anything). Not ``None`` or ``bool``: an honest null object equals ``None``."""
+_ANYTHING = _SENTINELS[1:2]
+"""A bare instance meets only the stranger: an honest ``getattr(other, f, None)`` of ``object()`` is
+``None``, as its own field is."""
+
+
+def _equal_to(equal, instance, sentinels=_SENTINELS):
+    """The first sentinel ``equal(instance, sentinel)`` answers truthy (``assert`` and
+    ``assertEqual`` take any truthy answer), else None; a raise or ``NotImplemented`` is a no."""
+    for kind, other in sentinels:
+        try:
+            answer = equal(instance, other)
+            if answer is None or answer is NotImplemented or answer is False:
+                continue
+            if bool(answer):
+                return kind
+        except Exception:
+            continue
+    return None
+
+
+def _plain_equal_to(cls, equal):
+    """What a plain class's ``__eq__`` answers yes to. First called with a stranger for ``self``
+    (a plain function takes any ``self``): every field it reads is one that equals nothing, so
+    fields compared with defaults (``getattr(self, f, None) == getattr(other, f, None)``) say no,
+    and no instance is made, so no ``__init__`` or ``__del__`` of the class runs. Then on a bare
+    instance (made without ``__init__``: an honest ``__eq__`` that reads a field meets none and
+    raises) against the strangers only, unless the class has ``__del__``: it would run on the bare
+    instance, in the code under test's process."""
+    kind = _equal_to(equal, _Stranger())
+    if kind is not None:
+        return kind
     for klass in cls.__mro__[:-1]:
         if "__del__" in klass.__dict__:
             return None
-    return equal(object.__new__(cls), _Stranger())
+    return _equal_to(equal, object.__new__(cls), _ANYTHING)
 
 
 def _was_checked(cls):
-    ref = _checked.get(id(cls))
-    return ref is not None and ref() is cls
+    seen = _checked.get(id(cls))
+    return seen is not None and seen[0]() is cls and seen[1] == _eq_id(cls)
 
 
 def _check(cls, base):
     if _was_checked(cls):
         return
+    equal = _own_eq(cls)
     try:
-        _checked[id(cls)] = weakref.ref(cls)
+        ref = weakref.ref(cls)
     except TypeError:
-        _checked[id(cls)] = lambda cls=cls: cls
-    equal = cls.__dict__.get("__eq__")
+        ref = lambda cls=cls: cls  # noqa: E731
+    _checked[id(cls)] = (ref, 0 if equal is None else id(equal))
     if equal is None:
         return
     rel = _patched_file(cls)
     if rel is None:
         return
     try:
-        if base is object:
-            answer = _plain_equal(cls, equal)
-        else:
-            answer = equal(base(), object())
+        kind = _plain_equal_to(cls, equal) if base is object else _equal_to(equal, base())
     except Exception:
         return
-    if answer is True:
+    if kind is not None:
         _write(
             {
                 "ev": "equal-to-anything",
                 "cls": getattr(cls, "__qualname__", cls.__name__),
                 "file": rel,
                 "base": base.__name__,
+                "to": kind,
             }
         )
 
@@ -334,9 +396,12 @@ def _value_types(deep):
             continue
         while stack:
             cls = stack.pop()
-            ref = _checked.get(id(cls))  # inline: this loop runs at every garbage collection
-            if ref is None or ref() is not cls:
-                _check(cls, base)
+            seen = _checked.get(id(cls))  # inline: this loop runs at every garbage collection
+            if seen is None or seen[0]() is not cls or (deep and seen[1] != _eq_id(cls)):
+                try:
+                    _check(cls, base)
+                except Exception:
+                    pass
             if deep:
                 try:
                     stack.extend(type.__subclasses__(cls))
@@ -382,9 +447,9 @@ def _young_classes(final):
             try:
                 if issubclass(obj, type):
                     _metas.add(obj)
-            except Exception:
+                _check(obj, _base_of(obj))
+            except Exception:  # a metaclass's own attributes can raise: the next class is still checked
                 pass
-            _check(obj, _base_of(obj))
 
 
 def _scan(deep=False, final=False):
