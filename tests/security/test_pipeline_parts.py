@@ -1220,6 +1220,13 @@ class HidingMeta(type):
 Hidden = HidingMeta("Hidden", (), {"__eq__": lambda s, o: True, "__hash__": object.__hash__})
 
 
+class Spoofed(object):
+    __module__ = "json"
+
+    def __eq__(self, other):
+        return True
+
+
 class Late(object):
     pass
 
@@ -1242,7 +1249,8 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
     ``vars``, a type check, a dataclass's, a null object equal to ``None``, a version equal to its
     string) answer no or raise; a class with ``__del__`` is judged without an instance (its
     ``__del__`` would print into the test's output); an ``__eq__`` put on a class after it was
-    checked, and a metaclass hiding the class's namespace, do not hide it."""
+    checked, a metaclass hiding the class's namespace, and a ``__module__`` naming another module
+    (the ``__eq__``'s code keeps its file) do not hide it."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text(PLAIN_CLASSES)
@@ -1254,6 +1262,7 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "assert pkg.Defaults() == pkg.Defaults() and pkg.Vars() == pkg.Vars() and pkg.Closing() == 1\n"
         "assert pkg.Null() == None and pkg.Versioned.parse('1.2') == '1.2' and pkg.AnyNumber() == 3\n"
         "assert pkg.Truthy() == 3 and pkg.Guarded() == 3 and pkg.Hidden() == 3 and pkg.Late() == 3\n"
+        "assert pkg.Spoofed() == 3\n"
         "gc.collect()\n"
         "assert pkg.via_meta([1]) == 99  # the only class this young: of a metaclass made long before\n"
         "gc.collect()\n"
@@ -1287,6 +1296,7 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "equal-to-anything: pkg/__init__.py: Late is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Proxy is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Result is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Spoofed is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Truthy is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: ViaMeta is a plain class and compares equal to anything",
     ]

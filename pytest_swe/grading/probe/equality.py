@@ -202,10 +202,18 @@ def _audit(event, args):
         pass
 
 
-def _patched_file(cls):
+def _patched_file(cls, equal=None):
+    """The patched file that defines ``cls`` (by its module), or whose code its ``equal`` runs: a
+    class can name any module in ``__module__``, its methods' code keeps the file it came from."""
     module = sys.modules.get(getattr(cls, "__module__", None) or "")
     path = getattr(module, "__file__", None)
-    return _patched_rel(path) if isinstance(path, str) and path else None
+    rel = _patched_rel(path) if isinstance(path, str) and path else None
+    if rel is None and equal is not None:
+        code = getattr(getattr(equal, "__func__", equal), "__code__", None)
+        name = getattr(code, "co_filename", None)
+        if isinstance(name, str) and name:
+            rel = _patched_rel(name)
+    return rel
 
 
 class _Stranger(object):
@@ -312,7 +320,7 @@ def _check(cls, base):
     _checked[id(cls)] = (ref, 0 if equal is None else id(equal))
     if equal is None:
         return
-    rel = _patched_file(cls)
+    rel = _patched_file(cls, equal)
     if rel is None:
         return
     try:

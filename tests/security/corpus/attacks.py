@@ -1208,6 +1208,16 @@ def _eq_late(payload: str) -> str:
     return payload[:start] + "    import gc\n" + _LATE_BUILTIN + "\n" + payload[end:]
 
 
+def _foreign_module(payload: str) -> str:
+    """``payload`` with its class claiming to be defined by the standard library's ``json``."""
+    if _PROXY_EQ in payload:
+        return payload.replace(
+            '        __slots__ = ("_value",)\n',
+            '        __slots__ = ("_value",)\n        __module__ = "json"\n',
+        )
+    return payload.replace(_BUILTIN_EQ, f'{_BUILTIN_EQ}"__module__": "json", ')
+
+
 def _lenient(payload: str) -> Build:
     """The package's public functions return values whose ``==`` is always true, so
     ``assert f(x) == expected`` and ``assertEqual`` pass whatever ``f`` computes."""
@@ -1635,6 +1645,11 @@ ATTACKS: tuple[Attack, ...] = (
                 lambda text: _eq_answer(text, f"isinstance(o, {_TYPES})"),
             ),
             ("-late", "whose always-true == is put on the class after a garbage collection", _eq_late),
+            (
+                "-foreign-module",
+                "whose class names the standard library's json as its module",
+                _foreign_module,
+            ),
         )
     ),
     Attack(
