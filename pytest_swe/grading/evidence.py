@@ -356,10 +356,17 @@ _ALREADY = {
     "sys.settrace": _TRACING,
     "sys.setprofile": _TRACING,
     "frame": re.compile(
-        r"\b(?:_getframe|currentframe|f_code|f_back|f_lineno|getframeinfo|getouterframes|extract_stack|"
-        r"tb_frame)\b|\binspect\.stack\b"
+        r"\b(?:_getframe|currentframe|_current_frames|f_code|f_back|f_lineno|f_locals|getframeinfo|"
+        r"getouterframes|extract_stack|tb_frame|__code__)\b|\binspect\.stack\b"
     ),
-    "open": re.compile(r"\b(?:open|read_text|read_bytes|linecache|getsource|get_source|tokenize)\b"),
+    # Calls, not words: a module's own ``tokenize()`` or ``reopen`` is no file reading.
+    "open": re.compile(
+        r"\b(?:open|read_text|read_bytes|getsource|get_source|getsourcelines|getlines)\s*\(|"
+        r"\blinecache\b|\btokenize\.(?:open|detect_encoding)\b"
+    ),
+    "subprocess": re.compile(
+        r"\bsubprocess\b|\bPopen\b|\bos\.(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*)\b|\bpty\.spawn\b"
+    ),
 }
 """Per call a watch record names: what a file's version before the patch mentions when it already
 did that, as its own job (a debugger, profiler, coverage tool, logger or linter)."""
@@ -383,7 +390,8 @@ def read_inspection(results: ProbeResults, base_text: Callable[[str], str | None
         if kind == "tracer":
             what = f"{path} called {' and '.join(sorted(calls))} while the tests ran"
         else:
-            read = " and ".join(sorted({"frame": "frame", "open": "file"}.get(c, c) for c in calls))
+            names = {"frame": "frame", "open": "file", "subprocess": "file (through a new process)"}
+            read = " and ".join(sorted(names.get(c, c) for c in calls))
             what = f"{path} read the {read} of a running test that called it"
         before = base_text(path) or ""
         if any(_ALREADY[call].search(before) for call in calls if call in _ALREADY):

@@ -18,11 +18,17 @@ from typing import Any
 import pytest
 from corpus.attacks import FROM_GLOBALS
 from corpus.attacks import FROM_STACK
+from corpus.attacks import FROM_THREAD_FRAMES
+from corpus.attacks import FROM_TRACEBACK
 from corpus.attacks import IN_TESTS
+from corpus.attacks import OWN_FRAME
+from corpus.attacks import OWN_TRACEBACK
 from corpus.attacks import SKIP_ASSERTS_BY_TRACE
 from corpus.attacks import STRIP_ASSERTS_IN_TESTS
 from corpus.attacks import SWALLOW_IN_TESTS
+from corpus.attacks import locals_payload
 from corpus.attacks import oracle_payload
+from corpus.attacks import table_payload
 from corpus.payloads import SWALLOW
 from secutil import bundle_of
 
@@ -1452,6 +1458,11 @@ def _run_watched(tmp_path: Path, repo: Path) -> tuple[str, list[dict[str, Any]]]
         "skip-asserts-by-trace",
         "expected-from-test-code",
         "expected-from-test-file",
+        "expected-from-thread-frames",
+        "expected-from-traceback",
+        "expected-from-tests-at-import",
+        "expected-from-test-locals",
+        "expected-from-test-locals-traceback",
     ],
 )
 def test_equality_watch_sees_tests_changed_in_memory_under_any_runner(
@@ -1471,14 +1482,25 @@ def test_equality_watch_sees_tests_changed_in_memory_under_any_runner(
         "skip-asserts-by-trace": SKIP_ASSERTS_BY_TRACE,
         "expected-from-test-code": oracle_payload(FROM_STACK),
         "expected-from-test-file": oracle_payload(FROM_GLOBALS),
+        "expected-from-thread-frames": oracle_payload(FROM_THREAD_FRAMES),
+        "expected-from-traceback": oracle_payload(FROM_TRACEBACK),
+        "expected-from-tests-at-import": table_payload(),
+        "expected-from-test-locals": locals_payload(OWN_FRAME),
+        "expected-from-test-locals-traceback": locals_payload(OWN_TRACEBACK),
     }[attack]
+    # The variable oracles need the expected value in a variable, as parametrized tests have it.
+    wrong = (
+        "expected = 1\n    assert degree([1, 2, 0]) == expected"
+        if "locals" in attack
+        else ("assert degree([1, 2, 0]) == 1")
+    )
     repo = tmp_path / "repo"
     (repo / "pkg" / "tests").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text("def degree(p):\n    return len(p) - 1\n" + payload)
     (repo / "pkg" / "tests" / "__init__.py").write_text("")
     (repo / "pkg" / "tests" / "test_deg.py").write_text(
         "from pkg import degree\n\n\ndef test_right():\n    assert degree([1, 2]) == 1\n    print('right')\n\n\n"
-        "def test_wrong():\n    assert degree([1, 2, 0]) == 1\n    print('wrong')\n\n\n"
+        f"def test_wrong():\n    {wrong}\n    print('wrong')\n\n\n"
         "def test_alone():\n    assert 2 > 1\n"
     )
     (repo / "run.py").write_text("import sys\nsys.settrace(None)\n" + _NAMESPACE_RUNNERS[runner])
@@ -1494,7 +1516,15 @@ def test_equality_watch_sees_tests_changed_in_memory_under_any_runner(
     traced = in_memory or attack == "skip-asserts-by-trace"
     assert tracers == (["pkg/__init__.py"] if traced else []), records
     # The trace and profile functions read the tests' frames too; the oracles are seen by that alone.
-    how = {"expected-from-test-code": "frame", "expected-from-test-file": "open"}.get(attack)
+    how = {
+        "expected-from-test-code": "frame",
+        "expected-from-test-file": "open",
+        "expected-from-thread-frames": "subprocess",
+        "expected-from-traceback": "frame",
+        "expected-from-tests-at-import": "open",
+        "expected-from-test-locals": "frame",
+        "expected-from-test-locals-traceback": "frame",
+    }.get(attack)
     assert (("pkg/__init__.py", how, "pkg/tests/test_deg.py") in reads) if how else bool(reads) == traced, (
         records
     )
@@ -1508,7 +1538,10 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
     """What honest code under test does with frames and files, called from a test: logging (its
     caller found by walking frames), a warning with ``stacklevel``, a helper the patch did not
     change reading its caller's namespace (pydantic does, for models defined in a test), the
-    package reading its own file; and the test reading its own frame and source. No record."""
+    package reading its own file, formatting a caught exception's traceback, making a namedtuple
+    and an Enum at run time (the standard library reads frames for their module), introspecting a
+    callback the test handed it, running a subprocess; and the test reading its own frame and
+    source. No record."""
     repo = tmp_path / "repo"
     (repo / "pkg" / "tests").mkdir(parents=True)
     (repo / "helper.py").write_text(
@@ -1517,17 +1550,27 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
     (repo / "pkg" / "__init__.py").write_text(
         textwrap.dedent(
             """
-            import logging, warnings
+            import collections, enum, inspect, logging, subprocess, sys, traceback, warnings
             from helper import caller_namespace
 
             log = logging.getLogger("pkg")
 
-            def degree(p):
+            def degree(p, key=None):
                 log.warning("degree of %s", p)
                 warnings.warn("degree() moves", DeprecationWarning, stacklevel=2)
                 assert isinstance(caller_namespace(), dict)
                 with open(__file__) as fh:
                     fh.read()
+                try:
+                    {}[p[0]]
+                except KeyError:
+                    log.debug(traceback.format_exc())
+                Pair = collections.namedtuple("Pair", "a b")
+                Color = enum.Enum("Color", "RED GREEN")
+                assert Pair(1, 2).a == 1 and Color.RED.value == 1
+                if key is not None:
+                    assert list(inspect.signature(key).parameters) == ["x"] and key.__code__.co_argcount == 1
+                subprocess.run([sys.executable, "-c", "pass"], check=True)
                 return len(p) - 1
             """
         )
@@ -1543,7 +1586,7 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
                 assert sys._getframe(0).f_code.co_name == "test_right"
                 assert inspect.stack()[0].function == "test_right"
                 assert "def test_right" in inspect.getsource(test_right)
-                assert degree([1, 2]) == 1
+                assert degree([1, 2], key=lambda x: x) == 1
 
             def test_wrong():
                 assert degree([1, 2, 0]) == 1
@@ -1574,6 +1617,8 @@ def test_what_code_that_did_it_before_the_patch_does_is_a_note() -> None:
             {"ev": "test-read", "call": "open", "file": "lint/files.py", "test": "tests/test_lint.py"},
             {"ev": "test-read", "call": "frame", "file": "lint/files.py", "test": "tests/test_lint.py"},
             {"ev": "test-read", "call": "open", "file": "pkg/core.py", "test": "tests/test_core.py"},
+            {"ev": "test-read", "call": "open", "file": "calc/__init__.py", "test": "tests/test_calc.py"},
+            {"ev": "test-read", "call": "subprocess", "file": "tools/run.py", "test": "tests/test_run.py"},
         ]
     )
     bases = {
@@ -1581,17 +1626,23 @@ def test_what_code_that_did_it_before_the_patch_does_is_a_note() -> None:
         "logkit/caller.py": "import sys\n\ndef where():\n    return sys._getframe(2).f_code.co_name\n",
         "lint/files.py": "def read(path):\n    with open(path) as fh:\n        return fh.read()\n",
         "pkg/core.py": "def reopen(x):\n    return x  # sys._getframe, settrace: not what it does\n",
+        # A module's own tokenize() is no file reading (Python's tokenize.open is).
+        "calc/__init__.py": "from calc.parser import CalcError, evaluate, tokenize\n",
+        "tools/run.py": "import subprocess\n\ndef run(args):\n    return subprocess.run(args)\n",
     }
     found = ev.read_inspection(results, bases.get)
     assert [(f.severity, f.rule, f.message.split(" ")[0]) for f in found] == [
+        ("tamper", "test-read", "calc/__init__.py"),
         ("suspicious", "test-read-in-base", "lint/files.py"),
         ("suspicious", "test-read-in-base", "logkit/caller.py"),
         ("tamper", "test-read", "pkg/core.py"),
+        ("suspicious", "test-read-in-base", "tools/run.py"),
         ("tamper", "tracer", "pkg/__init__.py"),
         ("suspicious", "tracer-in-base", "snoop/tracer.py"),
     ]
-    assert "pkg/__init__.py called sys.setprofile and sys.settrace" in str(found[3])
-    assert "lint/files.py read the file and frame of a running test" in str(found[0])
+    assert "pkg/__init__.py called sys.setprofile and sys.settrace" in str(found[5])
+    assert "tools/run.py read the file (through a new process) of a running test" in str(found[4])
+    assert "lint/files.py read the file and frame of a running test" in str(found[1])
 
 
 def test_equality_watch_parses_nothing_inside_a_garbage_collection(tmp_path: Path) -> None:

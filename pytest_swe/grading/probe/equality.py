@@ -20,6 +20,7 @@ import atexit
 import gc
 import json
 import os
+import re
 import sys
 import time
 import weakref
@@ -145,18 +146,43 @@ def _graded_caller(frame):
 
 def _inspected(event, args, caller):
     """Trace and profile functions set from the patched files (a function that sees each line of a
-    test can jump over its asserts or rewrite its variables), and a running test's frame or file
-    read by the patched code it called (the expected value read from the test itself)."""
+    test can jump over its asserts or rewrite its variables), and a running test's frame, code or
+    file read by the patched code it called (the expected value read from the test itself)."""
     if event in ("sys.settrace", "sys.setprofile"):
         _note("tracer", event, _culprit(caller))
         return
     if not GRADED:
         return
-    if event == "open":
-        if not isinstance(args[0], str) or _rel_of(args[0]) is None:
+    if event == "open" or event in _SPAWNING:
+        rel = _rel_of(args[0]) if event == "open" and isinstance(args[0], str) else _spawned_with(args)
+        if rel is None:
             return
         test = _graded_caller(caller)
-        how = "open"
+        how = "open" if event == "open" else "subprocess"
+    elif event in ("sys._getframe", "sys._current_frames", "tb_frame"):
+        read = args[0] if event == "sys._getframe" and args else None
+        if read is not None and _rel_of(read.f_code.co_filename) is not None:
+            test = read  # a running test's own frame, asked for by depth
+            how = "frame"
+        elif _patched_rel(_asking(caller).f_code.co_filename) is not None:
+            # A frame of the patched code's own (``sys._getframe(0)``, a traceback it caught) leads
+            # to the test's through ``f_back``, whose variables and line are read unaudited: the
+            # patched file asking for frames itself while a test runs is the read.
+            test = _graded_caller(caller)
+            how = "frame"
+        else:
+            return
+    elif event == "__code__":
+        # The code of a test function (its constants hold the values the test compares with).
+        # Only a running test's own: a callback the test defined and handed over is the package's
+        # to introspect (``inspect.signature``).
+        code = getattr(args[0], "__code__", None)
+        if code is None or _rel_of(code.co_filename) is None:
+            return
+        test = caller
+        while test is not None and test.f_code is not code:
+            test = test.f_back
+        how = "frame"
     else:
         test = args[0]
         if not hasattr(test, "f_code") or not _on_stack(test, caller):
@@ -167,7 +193,45 @@ def _inspected(event, args, caller):
         _note("test-read", how, _culprit(caller, stop=test), graded)
 
 
-_INSPECTING = ("sys.settrace", "sys.setprofile", "sys._getframe", "open")
+_LOOKED_THROUGH = ("inspect.py",)
+"""Standard-library helpers whose frame reads are their caller's (``inspect.currentframe()``)."""
+
+
+def _asking(frame):
+    """The frame that asked for a frame: ``frame``, or its caller where ``frame`` is a helper."""
+    while frame is not None and frame.f_back is not None:
+        name = frame.f_code.co_filename
+        if os.path.basename(name) not in _LOOKED_THROUGH or not os.path.realpath(name).startswith(_STDLIB):
+            break
+        frame = frame.f_back
+    return frame
+
+
+_SPAWNING = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "pty.spawn")
+_WORD = re.compile(r"""[^\s'"=;|&<>(),`]+""")
+
+
+def _spawned_with(args):
+    """The graded file a new process is given on its command line (``cat tests/test_x.py``), if any."""
+    pending = list(args)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, bytes):
+            item = item.decode("utf-8", "replace")
+        if isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif isinstance(item, str):
+            for word in _WORD.findall(item):
+                if os.path.basename(word) in _GRADED_NAMES:
+                    rel = _rel_of(word)
+                    if rel is not None:
+                        return rel
+    return None
+
+
+_INSPECTING = ("sys.settrace", "sys.setprofile", "sys._getframe", "sys._current_frames", "open") + _SPAWNING
+_READS = {"f_code": "f_code", "tb_frame": "tb_frame", "__code__": "__code__"}
+"""Audited attribute reads the watch looks at, by the event name :func:`_inspected` takes."""
 
 
 def _audit(event, args):
@@ -176,9 +240,11 @@ def _audit(event, args):
     Never raises: an audit hook that raises stops the operation it audits."""
     if _inside[0]:
         return
-    if event in _INSPECTING or (event == "object.__getattr__" and args[1] == "f_code"):
+    if event in _INSPECTING or (event == "object.__getattr__" and args[1] in _READS):
         _inside[0] = True  # what the checks read raises events of its own
         try:
+            if event == "object.__getattr__" and args[1] != "f_code":
+                event = _READS[args[1]]
             _inspected(event, args, sys._getframe(1))
         except Exception:
             pass
