@@ -1604,6 +1604,39 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
     assert records == []
 
 
+def test_equality_watch_survives_collections_that_start_while_a_class_is_built(tmp_path: Path) -> None:
+    """A collection can start inside ``type()``, while the new class is allocated and tracked but
+    its namespace and MRO are not yet set; the watch, which looks at the youngest classes at each
+    collection, crashed the interpreter (SIGSEGV) reading such a class. Collections after every
+    allocation, and thousands of classes made at run time by the patched package."""
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            def make(n):
+                made = []
+                for i in range(n):
+                    space = dict(("a%d" % j, j) for j in range(40))
+                    space["__eq__"] = lambda s, o: s is o
+                    space["__hash__"] = object.__hash__
+                    made.append(type("C%d" % i, (object,), space))
+                return made
+            """
+        )
+    )
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text(
+        "from pkg import make\n\n\ndef test_make():\n    assert len(make(3000)) == 3000\n"
+    )
+    (repo / "run.py").write_text(
+        "import gc\ngc.set_threshold(1, 1, 1)\nimport pkg.tests.test_deg as t\nt.test_make()\nprint('survived')\n"
+    )
+    output, records = _run_watched(tmp_path, repo)
+    assert "survived" in output, output
+    assert records == []
+
+
 def test_what_code_that_did_it_before_the_patch_does_is_a_note() -> None:
     """A trace function a patch brings, or a test's frame or file its code reads, is evidence; the
     same done by a file whose version before the patch already did it (a debugger's, coverage

@@ -370,6 +370,20 @@ def _plain_equal_to(cls, equal):
     return _equal_to(equal, object.__new__(cls), _ANYTHING)
 
 
+_flags = type.__dict__["__flags__"].__get__
+_READY, _READYING = 1 << 12, 1 << 13
+
+
+def _ready(cls):
+    """Whether a class is built: a collection can start while ``type()`` is still filling one in
+    (allocated and tracked, its namespace and MRO not yet set), and reading it then crashes the
+    interpreter. Its flags are safe to read, and say so."""
+    try:
+        return _flags(cls) & (_READY | _READYING) == _READY
+    except Exception:
+        return False
+
+
 def _was_checked(cls):
     seen = _checked.get(id(cls))
     return seen is not None and seen[0]() is cls and seen[1] == _eq_id(cls)
@@ -470,6 +484,8 @@ def _value_types(deep):
             continue
         while stack:
             cls = stack.pop()
+            if not _ready(cls):
+                continue
             seen = _checked.get(id(cls))  # inline: this loop runs at every garbage collection
             if seen is None or seen[0]() is not cls or (deep and seen[1] != _eq_id(cls)):
                 try:
@@ -517,7 +533,7 @@ def _young_classes(final):
     if _metas.isdisjoint(map(type, objects)):
         return
     for obj in objects:
-        if isinstance(obj, type) and not _was_checked(obj):
+        if isinstance(obj, type) and _ready(obj) and not _was_checked(obj):
             try:
                 if issubclass(obj, type):
                     _metas.add(obj)
