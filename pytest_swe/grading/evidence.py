@@ -325,7 +325,9 @@ def _equal_to(kind: Any) -> str:
 
 def read_watch(results: ProbeResults) -> list[Finding]:
     """Classes of the patched files that compare equal to anything (results that pass any assertion),
-    and test functions of the graded files replaced in memory (tests that pass whatever they assert)."""
+    ``unittest.mock.ANY`` compared in a test that never names it, the runner's assertion helpers
+    replaced by patched code, and test functions of the graded files replaced in memory (tests
+    that pass whatever they assert)."""
     seen: dict[str, dict[str, Any]] = {}
     for record in results.watch:
         if record.get("ev") == "equal-to-anything":
@@ -337,6 +339,33 @@ def read_watch(results: ProbeResults) -> list[Finding]:
         )
         for where, r in sorted(seen.items())
     ]
+    wildcards = sorted(
+        {
+            (str(r.get("name")), str(r.get("test")))
+            for r in results.watch
+            if r.get("ev") == "wildcard-compared"
+        }
+    )
+    found += [
+        evidence(
+            "equal-to-anything",
+            f"{name}, which compares equal to anything, was compared in {test}, which never names it:"
+            " a result equal to anything passes any assert",
+        )
+        for name, test in wildcards
+    ]
+    helpers = sorted(
+        {(str(r.get("file")), str(r.get("name"))) for r in results.watch if r.get("ev") == "helper-replaced"}
+    )
+    for path in sorted({path for path, _ in helpers}):
+        names = [name for where, name in helpers if where == path]
+        found.append(
+            evidence(
+                "runner-helper",
+                f"{path} replaced the test runner's {', '.join(names)} while the tests ran: a test that"
+                " expects an error or asserts through it passes whatever the code does",
+            )
+        )
     swapped = sorted(
         {f"{r.get('file')}::{r.get('name')}" for r in results.watch if r.get("ev") == "swapped-test"}
     )

@@ -21,11 +21,15 @@ from corpus.attacks import FROM_STACK
 from corpus.attacks import FROM_THREAD_FRAMES
 from corpus.attacks import FROM_TRACEBACK
 from corpus.attacks import IN_TESTS
+from corpus.attacks import MOCK_ANY
 from corpus.attacks import OWN_FRAME
 from corpus.attacks import OWN_TRACEBACK
+from corpus.attacks import QUIET_ASSERTS
+from corpus.attacks import QUIET_RAISES
 from corpus.attacks import SKIP_ASSERTS_BY_TRACE
 from corpus.attacks import STRIP_ASSERTS_IN_TESTS
 from corpus.attacks import SWALLOW_IN_TESTS
+from corpus.attacks import lenient_payload
 from corpus.attacks import locals_payload
 from corpus.attacks import oracle_payload
 from corpus.attacks import table_payload
@@ -1602,6 +1606,89 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
     assert ("1 failed, 1 passed" in output) if runner == "pytest" else ("test_wrong F" in output), output
     assert "test_right ok" in output or runner == "pytest", output
     assert records == []
+
+
+_HELPER_TESTS = textwrap.dedent(
+    """
+    import unittest
+    import pytest
+    from unittest import mock
+    from pkg import degree, parse
+
+    def test_raises():
+        with pytest.raises(ValueError):
+            parse("-1")
+
+    class TestDegree(unittest.TestCase):
+        def test_wrong(self):
+            self.assertEqual(degree([1, 2, 0]), 1)
+
+    def test_plain():
+        assert degree([1, 2, 0]) == 1
+
+    def test_honest_any():
+        value = object()
+        assert {"a": 1, "b": value} == {"a": 1, "b": ANY_NAME}
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("attack", "passing"),
+    [
+        ("honest", ["test_honest_any"]),
+        ("raises-swallowed", ["test_honest_any", "test_raises"]),
+        ("unittest-asserts-silenced", ["test_honest_any", "test_wrong"]),
+        ("always-equal-mock-any", ["test_honest_any", "test_plain", "test_wrong"]),
+    ],
+)
+def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
+    tmp_path: Path, attack: str, passing: list[str]
+) -> None:
+    """Package code that replaces ``pytest.raises`` or ``TestCase``'s assertion methods, or returns
+    the standard library's ``unittest.mock.ANY`` (equal to everything, a class the patch did not
+    write): the tests pass for real, and the watch names what was replaced and where ``ANY`` was
+    compared (in a file that never names ``ANY``); an honest test that uses ``mock.ANY`` itself
+    leaves no record."""
+    payload = {
+        "honest": "",
+        "raises-swallowed": QUIET_RAISES,
+        "unittest-asserts-silenced": QUIET_ASSERTS,
+        "always-equal-mock-any": lenient_payload(MOCK_ANY),
+    }[attack]
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        "def degree(p):\n    return len(p) - 1\n\n\ndef parse(text):\n    return int(text)\n" + payload
+    )
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text(
+        _HELPER_TESTS.replace("ANY_NAME", "mock.ANY" if attack == "honest" else "value")
+    )
+    (repo / "run.py").write_text(
+        "import sys, pytest\nsys.exit(pytest.main(['-rA', '-p', 'no:cacheprovider', sys.argv[1]]))\n"
+    )
+    output, records = _run_watched(tmp_path, repo)
+    passed = sorted(line.rsplit("::", 1)[-1] for line in output.splitlines() if line.startswith("PASSED "))
+    assert passed == passing, output
+    replaced = sorted(r["name"] for r in records if r["ev"] == "helper-replaced")
+    if attack == "raises-swallowed":
+        assert {
+            "pytest.raises",
+            "unittest.TestCase.assertRaises",
+            "unittest.TestCase.assertRaisesRegex",
+        } <= set(replaced), records
+        assert all(name.endswith(("raises", "Raises", "RaisesRegex")) for name in replaced), records
+    elif attack == "unittest-asserts-silenced":
+        assert {"unittest.TestCase.assertEqual", "unittest.TestCase.fail"} <= set(replaced), records
+        assert all(name.startswith("unittest.TestCase.") for name in replaced), records
+    else:
+        assert replaced == [], records
+    wildcards = [r["test"] for r in records if r["ev"] == "wildcard-compared"]
+    assert wildcards == (["pkg/tests/test_deg.py"] if attack == "always-equal-mock-any" else []), records
+    found = ev.read_watch(probe.ProbeResults(watch=records))
+    assert bool(found) == (attack != "honest") and all(f.severity == "tamper" for f in found), found
+    assert all(r["file"] == "pkg/__init__.py" for r in records if r["ev"] == "helper-replaced"), records
 
 
 def test_equality_watch_survives_collections_that_start_while_a_class_is_built(tmp_path: Path) -> None:

@@ -542,6 +542,167 @@ def _young_classes(final):
                 pass
 
 
+# --- the runner's own helpers, and values equal to anything by design ---------------------------
+
+_HELPERS = (
+    ("pytest", ("raises", "approx", "warns", "deprecated_call", "fail", "skip", "xfail", "importorskip")),
+    ("_pytest.python_api", ("raises", "approx")),
+    ("_pytest.raises", ("raises",)),
+    ("_pytest.recwarn", ("warns", "deprecated_call")),
+    ("_pytest.outcomes", ("fail", "skip", "xfail", "importorskip")),
+)
+"""The test runner's helpers a test asserts with: replaced, ``with pytest.raises(E)`` or
+``self.assertEqual`` pass whatever the code under test does."""
+_helpers = {"next": 0.0, "noted": set()}
+
+
+def _home(name):
+    """The directory of a loaded runner module's package (with a separator), or None."""
+    path = getattr(sys.modules.get(name), "__file__", None)
+    if not isinstance(path, str) or not path:
+        return None
+    return os.path.dirname(os.path.realpath(path)) + os.sep
+
+
+def _source_of(value):
+    """The file the code of a helper's replacement comes from (a function, method, partial,
+    callable object or class), or None."""
+    for candidate in (value, getattr(value, "__func__", None), getattr(value, "func", None)):
+        code = getattr(candidate, "__code__", None)
+        if code is not None:
+            return code.co_filename
+    if isinstance(value, type):
+        try:
+            space = _own_dict(value)
+        except Exception:
+            return None
+        for name in ("__exit__", "__init__", "__new__", "__call__"):
+            code = getattr(space.get(name), "__code__", None)
+            if code is not None:
+                return code.co_filename
+        return getattr(sys.modules.get(getattr(value, "__module__", "") or ""), "__file__", None)
+    call = getattr(type(value), "__call__", None)
+    return getattr(getattr(call, "__code__", None), "co_filename", None)
+
+
+def _judge_helper(name, value, homes):
+    if value is None or name in _helpers["noted"]:
+        return
+    source = _source_of(value)
+    if not isinstance(source, str) or not source:
+        return
+    real = os.path.realpath(source)
+    if any(home and real.startswith(home) for home in homes):
+        return  # the runner's own code, even where the repository is the runner
+    rel = _patched_rel(source)
+    if rel is not None:
+        _helpers["noted"].add(name)
+        _write({"ev": "helper-replaced", "name": name, "file": rel})
+
+
+def _check_helpers(final=False):
+    _watch_wildcards()  # at every collection: before the tests compare anything
+    now = time.monotonic()
+    if not final and now < _helpers["next"]:
+        return
+    _helpers["next"] = now + 0.5
+    homes = (_home("pytest"), _home("_pytest"))
+    for module_name, names in _HELPERS:
+        module = sys.modules.get(module_name)
+        space = getattr(module, "__dict__", None) if module is not None else None
+        if isinstance(space, dict):
+            for name in names:
+                _judge_helper(module_name + "." + name, space.get(name), homes)
+    testcase = getattr(sys.modules.get("unittest.case"), "TestCase", None)
+    if isinstance(testcase, type):
+        homes = (_home("unittest"),)
+        for name, value in list(_own_dict(testcase).items()):
+            if name.startswith(("assert", "fail")):
+                _judge_helper("unittest.TestCase." + name, value, homes)
+
+
+_wildcards = {"wrapped": set(), "noted": set()}
+
+
+def _graded_text(rel):
+    text = _GRADED_TEXT.get(rel)
+    return text if text is not None else ""
+
+
+def _watch_wildcards():
+    """``unittest.mock.ANY`` equals everything by design, so code under test can return it where a
+    test compares a result: the comparison is noted when it happens in a graded file that never
+    names ``ANY`` itself (the value came from elsewhere)."""
+    # Nothing here may raise, not even inside ``getattr``: it runs inside audit hooks, during
+    # imports (``unittest.mock`` itself importing, where a failed lookup broke ``selectors``).
+    space = getattr(sys.modules.get("unittest.mock"), "__dict__", None)
+    value = space.get("ANY") if isinstance(space, dict) else None
+    cls = type(value)
+    if value is None or cls in _wildcards["wrapped"]:
+        return
+    _wildcards["wrapped"].add(cls)
+    original = _own_dict(cls).get("__eq__")
+    if original is None:
+        return
+
+    def __eq__(self, other):
+        if not _inside[0]:
+            _inside[0] = True
+            try:
+                rel = _rel_of(sys._getframe(1).f_code.co_filename)
+                if rel is not None and rel not in _wildcards["noted"] and "ANY" not in _graded_text(rel):
+                    _wildcards["noted"].add(rel)
+                    _write({"ev": "wildcard-compared", "name": "unittest.mock.ANY", "test": rel})
+            except Exception:
+                pass
+            finally:
+                _inside[0] = False
+        return original(self, other)
+
+    try:
+        cls.__eq__ = __eq__
+    except Exception:
+        pass
+
+
+class _AfterMock(object):
+    """Finds nothing itself: when ``unittest.mock`` is imported, the loader another finder gives it
+    runs :func:`_watch_wildcards` right after the module's code (a runner that allocates little
+    may have no garbage collection between that import and the tests' comparisons)."""
+
+    def __init__(self):
+        self.busy = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "unittest.mock" or self.busy:
+            return None
+        self.busy = True
+        try:
+            spec = None
+            for finder in list(sys.meta_path):
+                find = getattr(finder, "find_spec", None)
+                if finder is not self and find is not None:
+                    spec = find(name, path, target)
+                    if spec is not None:
+                        break
+            run = getattr(getattr(spec, "loader", None), "exec_module", None)
+            if run is not None:
+
+                def exec_module(module):
+                    run(module)
+                    try:
+                        _watch_wildcards()
+                    except Exception:
+                        pass
+
+                spec.loader.exec_module = exec_module
+            return spec
+        except Exception:
+            return None
+        finally:
+            self.busy = False
+
+
 def _scan(deep=False, final=False):
     if _busy[0]:
         return
@@ -551,6 +712,11 @@ def _scan(deep=False, final=False):
             _check_tests(final)
         except Exception:  # the tests' check failing must not skip the value types'
             pass
+        if PATCHED:
+            try:
+                _check_helpers(final)
+            except Exception:
+                pass
         if PATCHED:
             _value_types(deep)
             _young_classes(final)
@@ -569,7 +735,20 @@ def _on_collect(phase, info):
 _GRADED_DEFS = dict((rel, definitions(os.path.join(REPO, rel))) for rel in GRADED)
 
 
+def _read_text(rel):
+    try:
+        with open(os.path.join(REPO, rel), "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except (IOError, OSError):
+        return None
+
+
+_GRADED_TEXT = dict((rel, _read_text(rel)) for rel in GRADED)
+
+
 gc.callbacks.append(_on_collect)
+if PATCHED and "unittest.mock" not in sys.modules:
+    sys.meta_path.insert(0, _AfterMock())
 atexit.register(_scan, True, True)
 if (GRADED or PATCHED) and hasattr(sys, "addaudithook"):
     sys.addaudithook(_audit)
