@@ -1724,6 +1724,78 @@ def test_equality_watch_survives_collections_that_start_while_a_class_is_built(t
     assert records == []
 
 
+def test_equality_watch_survives_a_pytest_run_with_collections_every_few_allocations(tmp_path: Path) -> None:
+    """The same under a real pytest run of honest code that makes classes the ways libraries do
+    (dataclasses, ``typing.NamedTuple``, ``namedtuple`` and ``Enum`` at run time, ``type()``),
+    uses mocks and warnings: with a collection every 5 allocations the previous watch crashed
+    pytest here (SIGSEGV; where collections fall decides it); now the run ends with its real
+    result and no record."""
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            import collections, dataclasses, enum, typing, warnings
+
+            @dataclasses.dataclass
+            class P:
+                x: int
+
+                def __eq__(self, other):
+                    return isinstance(other, P) and other.x == self.x
+
+            class T(typing.NamedTuple):
+                a: int
+
+            def degree(p):
+                collections.namedtuple("Pair", "a b")
+                enum.Enum("E", "A B")
+                for i in range(50):
+                    type("K%d" % i, (P,), {"y": i})
+                warnings.warn("degree() moves", DeprecationWarning, stacklevel=2)
+                return len(p) - 1
+            """
+        )
+    )
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text(
+        textwrap.dedent(
+            """
+            import unittest
+            from unittest import mock
+            import pytest
+            from pkg import P, degree
+
+            @pytest.mark.parametrize("p,expected", [([1, 2], 1), ([1, 2, 3], 2)] * 20)
+            def test_right(p, expected):
+                assert degree(p) == expected
+                assert P(1) == P(1) and P(1) != P(2)
+
+            def test_mock():
+                m = mock.Mock()
+                m(1, 2)
+                m.assert_called_with(1, mock.ANY)
+
+            class TestCaseStyle(unittest.TestCase):
+                def test_eq(self):
+                    self.assertEqual(degree([1]), 0)
+                    with self.assertRaises(ZeroDivisionError):
+                        1 / 0
+
+            def test_wrong():
+                assert degree([1, 2, 0]) == 1
+            """
+        )
+    )
+    (repo / "run.py").write_text(
+        "import gc, sys, pytest\ngc.set_threshold(5, 1, 1)\n"
+        "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', sys.argv[1]]))\n"
+    )
+    output, records = _run_watched(tmp_path, repo)
+    assert "1 failed, 42 passed" in output, output
+    assert records == []
+
+
 def test_what_code_that_did_it_before_the_patch_does_is_a_note() -> None:
     """A trace function a patch brings, or a test's frame or file its code reads, is evidence; the
     same done by a file whose version before the patch already did it (a debugger's, coverage
