@@ -255,6 +255,12 @@ def read_channel(
                     " defines (replaced while the tests ran)",
                 )
             )
+        elif status == "XFAIL" and call is not None and (sites := _non_test_sites(call.get("xfail_added"))):
+            found.append(
+                evidence(
+                    "channel", f"{test} was given an xfail mark while it ran, by non-test code ({sites[0]})"
+                )
+            )
         elif status == "XFAIL" and call is not None and not call.get("xfail_marker"):
             site = call.get("site")
             if raised == "XFailed" and site and not (is_test_path(site) or site.endswith(CONFTEST)):
@@ -263,7 +269,31 @@ def read_channel(
                 found.append(
                     evidence("channel", f"{test} is reported XFAIL but passed without an xfail mark")
                 )
+            elif raised != "XFailed":
+                found.append(
+                    evidence(
+                        "channel",
+                        f"{test} is reported XFAIL, raised {raised}, and has no xfail mark nor called"
+                        " pytest.xfail()",
+                    )
+                )
     return found
+
+
+def _non_test_sites(sites: object) -> list[str]:
+    """The repository's files among ``sites`` (where code added an xfail mark while a test was set
+    up or ran) that are neither tests nor conftest: code under test. Installed plugins, outside the
+    repository (``../``), and sites not known are left alone."""
+    if not isinstance(sites, list):
+        return []
+    return [
+        s
+        for s in sites
+        if isinstance(s, str)
+        and s
+        and not s.startswith(("../", "/"))
+        and not (is_test_path(s) or s.endswith(CONFTEST))
+    ]
 
 
 # --- the result channel of unittest-based runners -------------------------------------------------

@@ -55,7 +55,7 @@ from .paths import why_neutralized
 from .run import run_script
 from .tree import WorkTree
 
-POLICY_VERSION = "pytest-swe/grading-9"
+POLICY_VERSION = "pytest-swe/grading-10"
 STRICT = "strict"
 OFFICIAL = "official"
 POLICIES = (STRICT, OFFICIAL)

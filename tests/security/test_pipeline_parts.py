@@ -838,6 +838,83 @@ def test_xfail_from_non_test_code_is_evidence() -> None:
     assert ev.read_channel(plan, from_test, status, ["t.py::a"], exact_ids=True) == []
 
 
+def test_an_xfail_mark_code_under_test_adds_while_the_test_runs_is_evidence(tmp_path: Path) -> None:
+    """pytest honours an ``xfail`` mark added while a test runs, and code under test can find the
+    running item (``PYTEST_CURRENT_TEST`` and ``gc``), or set pytest's own record of the test's
+    xfail state, turning its failure into ``XFAIL`` (a pass for SWE-bench). The channel notes who
+    added such a mark: the package is evidence; the test itself, a conftest fixture, or a
+    conftest hook while collecting are not."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "calc.py": """
+                import gc, os, pytest
+
+                def _item():
+                    nodeid = os.environ["PYTEST_CURRENT_TEST"].rsplit(" (", 1)[0]
+                    return next(o for o in gc.get_objects() if type(o).__name__ == "Function" and o.nodeid == nodeid)
+
+                def value():
+                    _item().add_marker(pytest.mark.xfail(reason="known issue"))
+                    return 1
+
+                def quietly():
+                    from _pytest import skipping
+                    fields = dict(reason="known issue", run=True, strict=False, raises=None)
+                    _item().stash[skipping.xfailed_key] = skipping.Xfail(**fields)
+                    return 1
+            """,
+            "conftest.py": """
+                import pytest
+
+                @pytest.fixture
+                def known_issue(request):
+                    request.node.add_marker(pytest.mark.xfail(reason="platform"))
+
+                def pytest_collection_modifyitems(items):
+                    for item in items:
+                        if item.name == "test_marked_while_collecting":
+                            item.add_marker(pytest.mark.xfail(reason="collected"))
+            """,
+            "tests/test_x.py": """
+                import pytest
+                import calc
+
+                def test_by_package():
+                    assert calc.value() == 2
+
+                def test_by_pytest_state():
+                    assert calc.quietly() == 2
+
+                def test_by_fixture(known_issue):
+                    assert 0
+
+                def test_by_itself(request):
+                    request.node.add_marker(pytest.mark.xfail(reason="mine"))
+                    assert 0
+
+                def test_marked_while_collecting():
+                    assert 0
+            """,
+        },
+    )
+    calls = ev.sessions_of(records)[0].calls
+    added = {nodeid.split("::", 1)[1]: call.get("xfail_added") for nodeid, call in calls.items()}
+    assert added == {
+        "test_by_package": ["calc.py"],
+        "test_by_pytest_state": None,
+        "test_by_fixture": ["conftest.py"],
+        "test_by_itself": ["tests/test_x.py"],
+        "test_marked_while_collecting": None,
+    }, added
+    plan = probe.Plan(repo="/r", dir="/d", token="t", test_commands=1, graded=[{"path": "tests/test_x.py"}])
+    status = {nodeid: "XFAIL" for nodeid in calls}
+    found = ev.read_channel(plan, channel_records(*records), status, sorted(status), exact_ids=True)
+    flagged = sorted(f.message.split(" ", 1)[0].split("::", 1)[1] for f in found)
+    assert flagged == ["test_by_package", "test_by_pytest_state"], found
+    assert "by non-test code (calc.py)" in str(found)
+
+
 def test_conflicting_statuses_for_django_lines() -> None:
     from pytest_swe.families.logparsers import ParseContext
     from pytest_swe.families.logparsers import get_parser

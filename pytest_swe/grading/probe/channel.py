@@ -196,6 +196,55 @@ def _caller_of_outcome(tb):
     return _rel(site) if site else None
 
 
+_XFAIL_ADDED = {}
+"""Per node id, the files whose code added an ``xfail`` mark to that item (``add_marker``): pytest
+honours a mark added while the test runs, and code under test can find its item."""
+
+
+def _outside_runner(frame):
+    """The file of the first frame from ``frame`` up that is not pytest's or pluggy's own."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        norm = filename.replace("\\", "/")
+        if "/_pytest/" not in norm and "/pytest/" not in norm and "/pluggy/" not in norm:
+            return filename
+        frame = frame.f_back
+    return None
+
+
+def _watch_add_marker():
+    try:
+        from _pytest.nodes import Node
+    except Exception:
+        return
+    original = Node.__dict__.get("add_marker")
+    if original is None:
+        return
+
+    def add_marker(self, marker, *args, **kwargs):
+        try:
+            name = marker if isinstance(marker, str) else getattr(marker, "name", None)
+            if name is None:
+                name = getattr(getattr(marker, "mark", None), "name", None)
+            if name == "xfail":
+                site = _outside_runner(sys._getframe(1))
+                _XFAIL_ADDED.setdefault(getattr(self, "nodeid", None), []).append(
+                    _rel(site) if site else None
+                )
+        except Exception:
+            pass
+        return original(self, marker, *args, **kwargs)
+
+    try:
+        functools.update_wrapper(add_marker, original)
+        Node.add_marker = add_marker
+    except Exception:
+        pass
+
+
+_watch_add_marker()
+
+
 def _has_xfail_marker(item):
     getter = getattr(item, "get_closest_marker", None)
     if getter is not None:
@@ -224,6 +273,12 @@ def _watch(pyfuncitem, state):
     return original
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    # Marks added while collecting are the same as a decorator's: only those from here on count.
+    _XFAIL_ADDED.pop(item.nodeid, None)
+
+
 @pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_pyfunc_call(pyfuncitem):
     state = {"entered": False}
@@ -249,6 +304,9 @@ def pytest_pyfunc_call(pyfuncitem):
         if record["raised"] in ("XFailed", "Skipped"):
             record["site"] = _caller_of_outcome(excinfo[2])
     record["xfail_marker"] = _has_xfail_marker(pyfuncitem)
+    added = _XFAIL_ADDED.pop(pyfuncitem.nodeid, None)
+    if added:
+        record["xfail_added"] = added
     _write(record)
 
 
