@@ -213,13 +213,11 @@ def _outside_runner(frame):
 
 
 def _watch_add_marker():
-    try:
-        from _pytest.nodes import Node
-    except Exception:
+    # The class that defines add_marker, found through pytest's public Item (pytest's Node).
+    owner = next((c for c in getattr(pytest, "Item", object).__mro__ if "add_marker" in c.__dict__), None)
+    if owner is None:
         return
-    original = Node.__dict__.get("add_marker")
-    if original is None:
-        return
+    original = owner.__dict__["add_marker"]
 
     def add_marker(self, marker, *args, **kwargs):
         try:
@@ -237,7 +235,7 @@ def _watch_add_marker():
 
     try:
         functools.update_wrapper(add_marker, original)
-        Node.add_marker = add_marker
+        owner.add_marker = add_marker
     except Exception:
         pass
 
