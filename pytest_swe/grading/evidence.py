@@ -263,7 +263,7 @@ def read_channel(
             )
         elif status == "XFAIL" and call is not None and not call.get("xfail_marker"):
             site = call.get("site")
-            if raised == "XFailed" and site and not (is_test_path(site) or site.endswith(CONFTEST)):
+            if raised == "XFailed" and site and not _is_test_code(site):
                 found.append(evidence("channel", f"{test} was marked xfail by non-test code ({site})"))
             elif raised is None:
                 found.append(
@@ -280,6 +280,11 @@ def read_channel(
     return found
 
 
+def _is_test_code(path: str) -> bool:
+    """A test file or a conftest: code of the tests, not of the code under test."""
+    return is_test_path(path) or path.endswith(CONFTEST)
+
+
 def _non_test_sites(sites: object) -> list[str]:
     """The repository's files among ``sites`` (where code added an xfail mark while a test was set
     up or ran) that are neither tests nor conftest: code under test. Installed plugins, outside the
@@ -289,10 +294,7 @@ def _non_test_sites(sites: object) -> list[str]:
     return [
         s
         for s in sites
-        if isinstance(s, str)
-        and s
-        and not s.startswith(("../", "/"))
-        and not (is_test_path(s) or s.endswith(CONFTEST))
+        if isinstance(s, str) and s and not s.startswith(("../", "/")) and not _is_test_code(s)
     ]
 
 

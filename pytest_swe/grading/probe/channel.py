@@ -184,13 +184,18 @@ def _defined(pyfuncitem):
     return _first_run_code(func, rel) is not False
 
 
+def _runner_file(filename):
+    """Whether a code file is pytest's or pluggy's own."""
+    norm = filename.replace("\\", "/")
+    return "/_pytest/" in norm or "/pytest/" in norm or "/pluggy/" in norm
+
+
 def _caller_of_outcome(tb):
     """The file that called pytest.xfail()/skip(): the last frame outside pytest's own code."""
     site = None
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        norm = filename.replace("\\", "/")
-        if "/_pytest/" not in norm and "/pytest/" not in norm and "/pluggy/" not in norm:
+        if not _runner_file(filename):
             site = filename
         tb = tb.tb_next
     return _rel(site) if site else None
@@ -204,10 +209,8 @@ honours a mark added while the test runs, and code under test can find its item.
 def _outside_runner(frame):
     """The file of the first frame from ``frame`` up that is not pytest's or pluggy's own."""
     while frame is not None:
-        filename = frame.f_code.co_filename
-        norm = filename.replace("\\", "/")
-        if "/_pytest/" not in norm and "/pytest/" not in norm and "/pluggy/" not in norm:
-            return filename
+        if not _runner_file(frame.f_code.co_filename):
+            return frame.f_code.co_filename
         frame = frame.f_back
     return None
 

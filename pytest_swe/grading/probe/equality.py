@@ -230,8 +230,9 @@ def _spawned_with(args):
 
 
 _INSPECTING = ("sys.settrace", "sys.setprofile", "sys._getframe", "sys._current_frames", "open") + _SPAWNING
-_READS = {"f_code": "f_code", "tb_frame": "tb_frame", "__code__": "__code__"}
-"""Audited attribute reads the watch looks at, by the event name :func:`_inspected` takes."""
+_READS = frozenset(("f_code", "tb_frame", "__code__"))
+"""Audited attribute reads the watch looks at; :func:`_inspected` takes each but ``f_code`` (a
+frame's, its original case) by the attribute's name."""
 
 
 def _audit(event, args):
@@ -244,7 +245,7 @@ def _audit(event, args):
         _inside[0] = True  # what the checks read raises events of its own
         try:
             if event == "object.__getattr__" and args[1] != "f_code":
-                event = _READS[args[1]]
+                event = args[1]
             _inspected(event, args, sys._getframe(1))
         except Exception:
             pass
@@ -453,11 +454,18 @@ def _made_there(func, ids):
     return ids is None or (code is not None and id(code) in ids)
 
 
-def _check_tests(final=False):
+def _due(state, final):
+    """Whether a check throttled to every half second (``state["next"]``) runs now; at exit always."""
     now = time.monotonic()
-    if not GRADED or (not final and now < _tests["next"]):
+    if not final and now < state["next"]:
+        return False
+    state["next"] = now + 0.5
+    return True
+
+
+def _check_tests(final=False):
+    if not GRADED or not _due(_tests, final):
         return
-    _tests["next"] = now + 0.5
     for namespace, rel, path, ids in list(_graded_namespaces()):
         for qualname, lines in _GRADED_DEFS.get(rel, {}).items():
             owner, _, name = qualname.rpartition(".")
@@ -602,10 +610,8 @@ def _judge_helper(name, value, homes):
 
 def _check_helpers(final=False):
     _watch_wildcards()  # at every collection: before the tests compare anything
-    now = time.monotonic()
-    if not final and now < _helpers["next"]:
+    if not _due(_helpers, final):
         return
-    _helpers["next"] = now + 0.5
     homes = (_home("pytest"), _home("_pytest"))
     for module_name, names in _HELPERS:
         module = sys.modules.get(module_name)
@@ -622,11 +628,6 @@ def _check_helpers(final=False):
 
 
 _wildcards = {"wrapped": set(), "noted": set()}
-
-
-def _graded_text(rel):
-    text = _GRADED_TEXT.get(rel)
-    return text if text is not None else ""
 
 
 def _watch_wildcards():
@@ -650,7 +651,7 @@ def _watch_wildcards():
             _inside[0] = True
             try:
                 rel = _rel_of(sys._getframe(1).f_code.co_filename)
-                if rel is not None and rel not in _wildcards["noted"] and "ANY" not in _graded_text(rel):
+                if rel is not None and rel not in _wildcards["noted"] and rel not in _NAMING_ANY:
                     _wildcards["noted"].add(rel)
                     _write({"ev": "wildcard-compared", "name": "unittest.mock.ANY", "test": rel})
             except Exception:
@@ -717,7 +718,6 @@ def _scan(deep=False, final=False):
                 _check_helpers(final)
             except Exception:
                 pass
-        if PATCHED:
             _value_types(deep)
             _young_classes(final)
     finally:
@@ -735,15 +735,16 @@ def _on_collect(phase, info):
 _GRADED_DEFS = dict((rel, definitions(os.path.join(REPO, rel))) for rel in GRADED)
 
 
-def _read_text(rel):
+def _names_any(rel):
     try:
         with open(os.path.join(REPO, rel), "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
+            return b"ANY" in fh.read()
     except (IOError, OSError):
-        return None
+        return False
 
 
-_GRADED_TEXT = dict((rel, _read_text(rel)) for rel in GRADED)
+_NAMING_ANY = frozenset(rel for rel in GRADED if _names_any(rel))
+"""The graded files whose text names ``ANY`` (``mock.ANY`` compared there may be the test's own)."""
 
 
 gc.callbacks.append(_on_collect)
