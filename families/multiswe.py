@@ -31,6 +31,7 @@ from typing import overload
 
 import pytest
 
+from pytest_swe import grading
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
@@ -47,7 +48,6 @@ from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
-from pytest_swe.grading import patch_and_run
 
 GRADER_VERSION = "pytest-swe/multi-swe-bench-grader-1 (multi-swe-bench Report.check + gen_report semantics)"
 FAMILY_NAME = "multi-swe-bench"
@@ -621,7 +621,7 @@ class MultiSweBenchFamily(BaseFamily):
         eval_script = task.required_eval_script()
         sandbox.write_file(TEST_PATCH, patch_bytes(task.test_patch or ""))
         sandbox.write_file(FIX_PATCH, patch_bytes(patch) if patch.strip() else b"")
-        evaluation = patch_and_run(
+        evaluation = grading.patch_and_run(
             task,
             patch,
             sandbox,

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe import grading
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
@@ -36,7 +37,6 @@ from pytest_swe.api.task import require_str
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
-from pytest_swe.grading import patch_and_run
 
 from .swebench_ext import image_from_template
 from .swebench_ext import repository_fields
@@ -299,7 +299,7 @@ class NvInternalFamily(BaseFamily):
         eval_script = task.required_eval_script()
         sandbox.write_file(RUN_SCRIPT, _text(task.raw["run_script"]), mode=0o755)
         sandbox.write_file(PARSING_SCRIPT, _text(task.raw["parsing_script"]))
-        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
+        run = grading.patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         verdict = run.verdict
         if not run.ran:
             return verdict

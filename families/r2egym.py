@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe import grading
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
@@ -40,8 +41,6 @@ from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
-from pytest_swe.grading import patch_and_run
-from pytest_swe.grading import regrade
 
 GRADER = "pytest-swe/r2e-gym-grader-1 (R2E-Gym exact status map, parse_log_pytest)"
 REPO_DIR = "/testbed"
@@ -360,7 +359,7 @@ class R2EGymFamily(BaseFamily):
         eval_script = task.required_eval_script()
         if task.expected_status_map is None:
             raise InfraError("eval_error", f"{task.instance_id}: the row gave no expected status map")
-        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
+        run = grading.patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         if not run.ran:
             return run.verdict
         run.verdict.test_exit_code = run.exit_code
@@ -370,7 +369,7 @@ class R2EGymFamily(BaseFamily):
         expected = task.expected_status_map
         if expected is None:
             raise InfraError("eval_error", f"{task.instance_id}: the row gave no expected status map")
-        return regrade(verdict, self.grader_version, lambda fresh: grade_log(expected, log, fresh))
+        return grading.regrade(verdict, self.grader_version, lambda fresh: grade_log(expected, log, fresh))
 
 
 def grade_log(expected: Mapping[str, str], log: str, verdict: Verdict) -> Verdict:

@@ -27,6 +27,7 @@ from typing import TypedDict
 
 import pytest
 
+from pytest_swe import grading
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
@@ -41,7 +42,6 @@ from pytest_swe.api.task import test_list
 from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
-from pytest_swe.grading import patch_and_run
 
 __all__ = ["FAMILY", "image_from_template", "repository_fields", "row_fields"]
 """What the NeMo Gym lineage shares. nv-internal reads its rows as this family does (flat, or
@@ -622,7 +622,7 @@ class SweBenchExtFamily(BaseFamily):
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         eval_script = task.required_eval_script()
         framework = framework_for(task.raw.get("test_framework", ""))
-        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
+        run = grading.patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         verdict = run.verdict
         if not run.ran:
             return verdict

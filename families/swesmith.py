@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe import grading
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
@@ -42,9 +43,7 @@ from pytest_swe.api.verdict import Verdict
 from pytest_swe.families import swebench
 from pytest_swe.families.logparsers import LineForm
 from pytest_swe.families.logparsers import PytestGrammar
-from pytest_swe.grading import DIFF_DIR
-from pytest_swe.grading import patch_and_run
-from pytest_swe.grading import regrade
+from pytest_swe.grading.patching import DIFF_DIR
 
 GRADER = "pytest-swe/swe-smith-grader-1 (SWE-bench FULL on F2P/P2P narrowed to the test files run)"
 FAIL_TO_PASS = "FAIL_TO_PASS"
@@ -480,7 +479,7 @@ class SweSmithFamily(BaseFamily):
         )
         ctx.save("prepare.log", setup_log)
         eval_script = task.required_eval_script()
-        run = patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
+        run = grading.patch_and_run(task, patch, sandbox, ctx, eval_script, grader=self.grader_version)
         if not run.ran:
             return run.verdict
         run.verdict.test_exit_code = run.exit_code
@@ -488,7 +487,7 @@ class SweSmithFamily(BaseFamily):
 
     def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
         lenient = _lenient(settings)
-        return regrade(
+        return grading.regrade(
             verdict,
             self.grader_version,
             lambda fresh: grade_log(task, log, fresh, missing_tests_pass=lenient),

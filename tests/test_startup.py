@@ -142,7 +142,8 @@ def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
     swe_project: SweProject, demo_images: list[str], docker_engine: Any, tmp_path: Path
 ) -> None:
     """Every verdict from the cache: the engine is asked only for the images' ids (and a ping, its
-    version, the run's containers), over its socket without the SDK, and no model client loads."""
+    version, the run's containers), over its socket without the SDK, no model client loads, and
+    neither does the grading pipeline."""
     swe_project.demo()
     args = ("benchmarks/", "-k", "envfile or slugkit", f"--swe-cache={tmp_path / 'verdicts'}")
     first = swe_project.run(*args)
@@ -159,6 +160,11 @@ def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
     # runs' sandboxes (as it does while the suite runs in parallel) it asks whether their owners live.
     library = ("docker", "requests", "urllib3", "tenacity", "httpx")
     assert [m for m in replayed if m.split(".")[0] in library] == []
+    # Nor the grading pipeline: a hit needs the key's names (pytest_swe.grading.spec), not the rules.
+    assert "pytest_swe.grading.spec" in replayed
+    assert [
+        m for m in replayed if m.startswith(("pytest_swe.grading.pipeline", "pytest_swe.grading.probe"))
+    ] == []
 
 
 _LOADERS_PROBE = (

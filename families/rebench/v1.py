@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_swe import grading
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
@@ -31,8 +32,6 @@ from pytest_swe.families.swebench import modified_paths
 from pytest_swe.families.swebench import official_image_name
 from pytest_swe.families.swebench import record_exit_code
 from pytest_swe.families.swebench import settle_log
-from pytest_swe.grading import patch_and_run
-from pytest_swe.grading import regrade
 
 from .rows import parse_context
 from .rows import problem_fields
@@ -210,13 +209,15 @@ class RebenchFamily(BaseFamily):
 
         script = record_exit_code(task.eval_script or "")
         spec = probe_spec(task.log_parser or "parse_log_pytest", _parse_for(task))
-        run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec)
+        run = grading.patch_and_run(
+            task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec
+        )
         if not run.ran:
             return run.verdict
         return grade_v1_log(task, run.log, run.verdict)
 
     def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
-        return regrade(verdict, self.grader_version, lambda fresh: grade_v1_log(task, log, fresh))
+        return grading.regrade(verdict, self.grader_version, lambda fresh: grade_v1_log(task, log, fresh))
 
 
 def _parse_for(task: Task) -> Callable[[str], dict[str, str]]:

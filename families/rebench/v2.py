@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_swe import grading
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
@@ -28,9 +29,7 @@ from pytest_swe.api.verdict import TestGroup
 from pytest_swe.api.verdict import TestStatus
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.swebench import EMPTY_F2P_REASON
-from pytest_swe.grading import DIFF_DIR
-from pytest_swe.grading import patch_and_run
-from pytest_swe.grading import regrade
+from pytest_swe.grading.patching import DIFF_DIR
 
 from .rows import FAIL_TO_PASS
 from .rows import PASS_TO_PASS
@@ -263,7 +262,7 @@ class RebenchV2Family(BaseFamily):
     def evaluate(self, task: Task, patch: str, sandbox: Sandbox, ctx: EvalContext) -> Verdict:
         eval_script = task.required_eval_script()
         sandbox.write_file(V2_TEST_PATCH_PATH, patch_bytes(task.test_patch or ""))
-        run = patch_and_run(
+        run = grading.patch_and_run(
             task,
             patch,
             sandbox,
@@ -278,7 +277,7 @@ class RebenchV2Family(BaseFamily):
         return grade_v2_log(task, run.log, run.verdict)
 
     def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
-        return regrade(verdict, self.grader_version, lambda fresh: grade_v2_log(task, log, fresh))
+        return grading.regrade(verdict, self.grader_version, lambda fresh: grade_v2_log(task, log, fresh))
 
 
 def grade_v2_log(task: Task, log: str, verdict: Verdict) -> Verdict:

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from pytest_swe import grading as pipeline
 from pytest_swe.api.errors import RowError
 from pytest_swe.api.family import BaseFamily
 from pytest_swe.api.family import EvalContext
@@ -39,8 +40,6 @@ from pytest_swe.api.task import require_str
 from pytest_swe.api.task import test_list
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.families.logparsers import probe_spec
-from pytest_swe.grading import patch_and_run
-from pytest_swe.grading import regrade
 
 from . import grading
 from .evalscript import modified_paths
@@ -219,13 +218,15 @@ class SweBenchFamily(BaseFamily):
         script = grading.record_exit_code(task.eval_script or "")
         parser_name = task.log_parser or "parse_log_pytest"
         spec = probe_spec(parser_name, _parse_for(task))
-        run = patch_and_run(task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec)
+        run = pipeline.patch_and_run(
+            task, patch, sandbox, ctx, script, grader=self.grader_version, probe_spec=spec
+        )
         if not run.ran:
             return run.verdict
         return _grade_log(task, run.log, run.verdict)
 
     def regrade(self, task: Task, log: str, verdict: Verdict, settings: BenchmarkSettings) -> Verdict:
-        return regrade(verdict, self.grader_version, lambda fresh: _grade_log(task, log, fresh))
+        return pipeline.regrade(verdict, self.grader_version, lambda fresh: _grade_log(task, log, fresh))
 
 
 def _parse_for(task: Task) -> Callable[[str], dict[str, str]]:

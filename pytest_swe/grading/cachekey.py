@@ -21,7 +21,7 @@ from typing import Any
 from pytest_swe.api.settings import BenchmarkSettings
 from pytest_swe.api.task import Task
 
-from .pipeline import POLICY_VERSION
+from .spec import POLICY_VERSION
 
 KEY_FORMAT = "pytest-swe/verdict-key-1"
 #: Task fields that never reach grading (the agent reads them; the eval script does not).

@@ -53,34 +53,19 @@ from .paths import PathChange
 from .paths import Protection
 from .paths import why_neutralized
 from .run import run_script
+from .spec import GRADED_LOG
+from .spec import POLICY_VERSION
+from .spec import STRICT
+from .spec import ProbeSpec
 from .tree import WorkTree
 
-POLICY_VERSION = "pytest-swe/grading-10"
-STRICT = "strict"
-OFFICIAL = "official"
-POLICIES = (STRICT, OFFICIAL)
 APPLY_TIMEOUT = 300.0
 GUARD_TIMEOUT = 120.0
 StatusMap = Mapping[str, str]
 _CANARY_EXIT = re.compile(r"(>>>>> Test Exit Code: )1\b")
 EMPTY_PATCH_REASON = "the patch is empty"
-GRADED_LOG = "graded.log"
-"""The eval log as the family graded it (without the probe's canary lines), beside ``eval.log``
-when the two differ: what a re-grade reads."""
 INTEGRITY_KEYS = ("policy", "neutralized", "probe")
 """``Verdict.extra`` entries of the live run's integrity checks, kept by a re-grade."""
-
-
-@dataclass
-class ProbeSpec:
-    """What a family tells the pipeline so the probe can check its runs."""
-
-    runner: str | None
-    """``pytest``, ``django``, ``sympy``, ``unittest``, or None (no canaries, no channel)."""
-    parse: Callable[[str], Mapping[str, str]]
-    """The family's parser: log text -> status map."""
-    exact_ids: bool = True
-    """Whether the parser's test ids are pytest node ids as printed (no normalization)."""
 
 
 @dataclass

@@ -42,7 +42,9 @@ def _imports(source: str, module: str, is_package: bool) -> list[tuple[str, list
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            if base.startswith("pytest_swe"):
+            if base == "pytest_swe":  # ``from pytest_swe import grading``: a subpackage, by name
+                found += [(f"{base}.{alias.name}", [], node.lineno) for alias in node.names]
+            elif base.startswith("pytest_swe"):
                 found.append((base, [alias.name for alias in node.names], node.lineno))
     return found
 
@@ -130,6 +132,7 @@ def test_lineage_members_use_only_published_attributes() -> None:
             "outside api, grading",
         ),
         (FAMILIES / "rebench" / "v2.py", "from ..swebench_ext import row_fields", "not in rebench's lineage"),
+        (FAMILIES / "multiswe.py", "from pytest_swe import runner", "outside api, grading"),
     ],
 )
 def test_the_check_reports_a_reach_past_the_lineage(path: Path, line: str, words: str) -> None:
