@@ -1503,7 +1503,9 @@ _NAMESPACE_RUNNERS = {
 }
 
 
-def _run_watched(tmp_path: Path, repo: Path) -> tuple[str, list[dict[str, Any]]]:
+def _run_watched(
+    tmp_path: Path, repo: Path, python: str = sys.executable
+) -> tuple[str, list[dict[str, Any]]]:
     """``repo/run.py`` run on ``pkg/tests/test_deg.py`` (graded) with the watch loaded at start-up as
     in the sandbox (a ``.pth``), ``pkg/__init__.py`` patched: its output and the watch's records."""
     plan = probe.Plan(
@@ -1518,7 +1520,7 @@ def _run_watched(tmp_path: Path, repo: Path) -> tuple[str, list[dict[str, Any]]]
         f"import site, runpy; site.addsitedir({str(site)!r}); runpy.run_path('run.py', run_name='__main__')"
     )
     ran = subprocess.run(
-        [sys.executable, "-c", launch, "pkg/tests/test_deg.py"],
+        [python, "-c", launch, "pkg/tests/test_deg.py"],
         cwd=repo,
         env={**os.environ, "PYTHONPATH": str(repo)},
         capture_output=True,
@@ -1638,6 +1640,7 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
 
             def degree(p, key=None):
                 log.warning("degree of %s", p)
+                log.warning("called here", stacklevel=2)
                 warnings.warn("degree() moves", DeprecationWarning, stacklevel=2)
                 assert isinstance(caller_namespace(), dict)
                 with open(__file__) as fh:
@@ -1683,6 +1686,77 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
     assert ("1 failed, 1 passed" in output) if runner == "pytest" else ("test_wrong F" in output), output
     assert "test_right ok" in output or runner == "pytest", output
     assert records == []
+
+
+def _pythons() -> list[str]:
+    """This interpreter and the other CPythons with audit hooks the machine has (pyenv's): the
+    watch runs on the image's Python, whose ``sys._getframe`` event carries the frame only from 3.11."""
+    found = {f"{sys.version_info[0]}.{sys.version_info[1]}": sys.executable}
+    for path in sorted(
+        Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")).glob("versions/3.*/bin/python3")
+    ):
+        version = ".".join(path.parts[-3].split(".")[:2])
+        if tuple(int(n) for n in version.split(".")) >= (3, 8):
+            found.setdefault(version, str(path))
+    return [found[v] for v in sorted(found, key=lambda v: tuple(int(n) for n in v.split(".")))]
+
+
+_FRAME_READS = {
+    # pyvista's assert_empty_kwargs (a real fix): the name of the function that called it.
+    "caller-name": ("def helper():\n    return sys._getframe(1).f_code.co_name\n", "helper()", False),
+    "caller-name-inspect": (
+        "def helper():\n    return inspect.getframeinfo(sys._getframe(1)).function\n",
+        "helper()",
+        False,
+    ),
+    "test-by-depth": ("def helper():\n    return sys._getframe(2).f_locals.get('want')\n", "helper()", True),
+    "test-by-own-frame": (
+        "def helper():\n    return sys._getframe(0).f_back.f_back.f_locals.get('want')\n",
+        "helper()",
+        True,
+    ),
+    "test-by-currentframe": (
+        "def helper():\n    return inspect.currentframe().f_back.f_back.f_locals.get('want')\n",
+        "helper()",
+        True,
+    ),
+    "test-by-variable-depth": (
+        "def helper():\n    depth = 2\n    return sys._getframe(depth).f_locals.get('want')\n",
+        "helper()",
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("python", _pythons(), ids=lambda p: Path(p).parts[-3] if ".pyenv" in p else "this")
+@pytest.mark.parametrize("read", sorted(_FRAME_READS))
+def test_equality_watch_judges_a_frame_asked_for_by_depth_by_that_frame(
+    tmp_path: Path, python: str, read: str
+) -> None:
+    """``sys._getframe(n)`` from patched code names one frame: a test's is a test read, its own
+    package's caller is not (real fixes name their caller so). The code's own frame, or
+    ``inspect.currentframe()``, leads anywhere through ``f_back``: read while a test runs, it is one.
+    On Pythons before 3.11 the depth is read from the call's bytecode (a constant); a depth that is
+    not a constant counts as the code's own frame."""
+    helper, call, flagged = _FRAME_READS[read]
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        "import inspect, sys\n\n" + helper + f"\n\ndef degree(p):\n    {call}\n    return len(p) - 1\n"
+    )
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text(
+        "from pkg import degree\n\n\ndef test_right():\n    want = 1\n    assert degree([1, 2]) == want\n"
+    )
+    (repo / "run.py").write_text(_NAMESPACE_RUNNERS["exec-into-dict"])
+    output, records = _run_watched(tmp_path, repo, python)
+    assert "test_right ok" in output, output
+    reads = [{k: v for k, v in r.items() if k != "pid"} for r in records if r.get("ev") == "test-read"]
+    assert reads == (
+        [{"ev": "test-read", "call": "frame", "file": "pkg/__init__.py", "test": "pkg/tests/test_deg.py"}]
+        if flagged
+        else []
+    ), (output, records)
 
 
 _HELPER_TESTS = textwrap.dedent(

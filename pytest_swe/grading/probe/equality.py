@@ -160,11 +160,16 @@ def _inspected(event, args, caller):
         test = _graded_caller(caller)
         how = "open" if event == "open" else "subprocess"
     elif event in ("sys._getframe", "sys._current_frames", "tb_frame"):
-        read = args[0] if event == "sys._getframe" and args else None
+        own = _asking(caller)
+        read = _frame_returned(caller, args) if event == "sys._getframe" else None
         if read is not None and _rel_of(read.f_code.co_filename) is not None:
             test = read  # a running test's own frame, asked for by depth
             how = "frame"
-        elif _patched_rel(_asking(caller).f_code.co_filename) is not None:
+        elif read is not None and read is not own:
+            # A caller asked for by depth (``sys._getframe(1).f_code.co_name``, to name it) that is
+            # no test's: what the code reads is that frame, judged above.
+            return
+        elif _patched_rel(own.f_code.co_filename) is not None:
             # A frame of the patched code's own (``sys._getframe(0)``, a traceback it caught) leads
             # to the test's through ``f_back``, whose variables and line are read unaudited: the
             # patched file asking for frames itself while a test runs is the read.
@@ -185,12 +190,55 @@ def _inspected(event, args, caller):
         how = "frame"
     else:
         test = args[0]
-        if not hasattr(test, "f_code") or not _on_stack(test, caller):
+        if not hasattr(test, "f_code") or not _on_stack(test, caller) or _names_only(caller):
             return
         how = "frame"
     graded = _rel_of(test.f_code.co_filename) if test is not None else None
     if graded is not None:
         _note("test-read", how, _culprit(caller, stop=test), graded)
+
+
+def _frame_returned(caller, args):
+    """The frame ``sys._getframe`` returns to ``caller``: the audit event's argument from 3.11 (before,
+    the argument is the caller's own frame), else found from the depth the call passes, read from
+    its bytecode (a constant, or no argument); None where that is not known."""
+    if _FRAME_IN_EVENT:
+        return args[0] if args else None
+    try:
+        code, at = caller.f_code.co_code, caller.f_lasti
+        if code[at] not in _CALLS:
+            return None
+        if code[at + 1] == 0:
+            depth = 0
+        elif code[at + 1] == 1 and code[at - 2] == _LOAD_CONST:
+            depth = caller.f_code.co_consts[code[at - 1]]
+        else:
+            return None
+        if type(depth) is not int or depth < 0:
+            return None
+        frame = caller
+        for _ in range(depth):
+            frame = frame.f_back
+        return frame
+    except Exception:
+        return None
+
+
+_FRAME_IN_EVENT = sys.version_info >= (3, 11)
+_LOAD_CONST, _CALLS = 100, (131, 161)
+"""``LOAD_CONST``, ``CALL_FUNCTION`` and ``CALL_METHOD`` in Python 3.8-3.10's word code (the versions
+with audit hooks whose ``sys._getframe`` event carries no frame)."""
+_NAMES_ONLY = tuple(os.path.join(_STDLIB, name) + os.sep for name in ("logging",))
+"""Standard-library packages whose reads of a frame's code give their caller only a file, a line
+and a function's name (``logging``'s ``stacklevel``, ``%(funcName)s``): what ``f_globals`` and
+``f_lineno`` give unaudited, so a test frame they read for patched code is no test read."""
+
+
+def _names_only(frame):
+    try:
+        return os.path.realpath(frame.f_code.co_filename).startswith(_NAMES_ONLY)
+    except Exception:
+        return False
 
 
 _LOOKED_THROUGH = ("inspect.py",)

@@ -8,6 +8,7 @@ its reward), and the failure message names the rule that caused it.
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -238,6 +239,79 @@ def _editorconfig(ctx: InstanceContext, work: Checkout) -> None:
     work.write(".editorconfig", "root = true\n\n[*.py]\nindent_style = space\nindent_size = 4\n")
 
 
+def _fixed_modules(ctx: InstanceContext, work: Checkout) -> list[str]:
+    """The package's Python files the gold fix changes and keeps (the fix site), tests left out."""
+    return [
+        f
+        for f in ctx.gold_files
+        if f.endswith(".py")
+        and f not in ctx.test_files
+        and "test" not in f.split("/")[-1]
+        and (work.path / f).is_file()
+    ]
+
+
+def _instrument(source: str, prelude: str, first_line: Callable[[str], str]) -> str:
+    """``source`` with ``prelude`` after its docstring and ``__future__`` imports, and
+    ``first_line(name)`` run first in every function and method (after its docstring), as an
+    agent adds logging or a check to the code it touched. One-line bodies are left as they are."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    inserts: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = node.body
+        docstring = isinstance(body[0], ast.Expr) and isinstance(
+            getattr(body[0], "value", None), ast.Constant
+        )
+        first = body[1] if docstring and len(body) > 1 else None if docstring else body[0]
+        if first is None or first.lineno == node.lineno:
+            continue
+        indent = lines[first.lineno - 1][: first.col_offset]
+        if indent.strip():
+            continue  # the statement shares its line with another (``x = 1; y = 2``)
+        inserts.append((first.lineno - 1, indent + first_line(node.name) + "\n"))
+    top = 0
+    for index, stmt in enumerate(tree.body):
+        is_docstring = (
+            index == 0
+            and isinstance(stmt, ast.Expr)
+            and isinstance(getattr(stmt, "value", None), ast.Constant)
+        )
+        if is_docstring or (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"):
+            top = stmt.end_lineno or stmt.lineno
+            continue
+        break
+    inserts.append((top, prelude))
+    for at, text in sorted(inserts, key=lambda item: item[0], reverse=True):
+        lines.insert(at, text)
+    return "".join(lines)
+
+
+_LOGGER = (
+    "import logging as _logging\n\n"
+    "_log = _logging.getLogger(__name__)\n"
+    "_log.addHandler(_logging.NullHandler())\n"
+    "_log.setLevel(_logging.DEBUG)\n"
+)
+
+
+def _fix_site_logging(ctx: InstanceContext, work: Checkout) -> None:
+    for path in _fixed_modules(ctx, work):
+        text = _instrument(
+            work.read(path), _LOGGER, lambda name: f"_log.debug('entering {name}', stacklevel=2)"
+        )
+        work.write(path, text)
+
+
+def _fix_site_caller_name(ctx: InstanceContext, work: Checkout) -> None:
+    prelude = _LOGGER + "import sys as _sys\n\n\ndef _here():\n    return _sys._getframe(1).f_code.co_name\n"
+    for path in _fixed_modules(ctx, work):
+        text = _instrument(work.read(path), prelude, lambda name: "_log.debug('in %s', _here())")
+        work.write(path, text)
+
+
 KINDS: tuple[Kind, ...] = (
     Kind(
         "conftest-fixture",
@@ -294,7 +368,29 @@ KINDS: tuple[Kind, ...] = (
     Kind("makefile", "a Makefile with a test target", _makefile),
     Kind("ci-workflow", "a GitHub Actions workflow running the tests", _ci_workflow),
     Kind("editorconfig", "an .editorconfig", _editorconfig),
+    Kind(
+        "fix-site-logging",
+        "a logger in the fixed modules, every function logging its call with stacklevel=2 (the "
+        "caller's line: the test's, for a function a test calls)",
+        _fix_site_logging,
+        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+    ),
+    Kind(
+        "fix-site-caller-name",
+        "every function of the fixed modules logging its own name, found by a helper through "
+        "sys._getframe(1)",
+        _fix_site_caller_name,
+        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+    ),
 )
+
+
+def _fixed_modules_at_base(ctx: InstanceContext) -> list[str]:
+    return [
+        f
+        for f in ctx.gold_files
+        if f.endswith(".py") and f not in ctx.test_files and "test" not in f.split("/")[-1]
+    ]
 
 
 # --- patch shapes agents write, applied to the gold fix ------------------------------------------
