@@ -1720,6 +1720,15 @@ _FRAME_READS = {
         "helper()",
         True,
     ),
+    # 300 constants before the depth: its index (301) takes an EXTENDED_ARG before 3.11, and its low
+    # byte alone (45) names the constant 1, a depth that leads to the package's own caller.
+    "test-by-far-constant": (
+        "def helper():\n"
+        + "".join(f"    _ = {1 if i == 44 else repr(f'c{i}')}\n" for i in range(300))
+        + "    return sys._getframe(2).f_locals.get('want')\n",
+        "helper()",
+        True,
+    ),
     "test-by-variable-depth": (
         "def helper():\n    depth = 2\n    return sys._getframe(depth).f_locals.get('want')\n",
         "helper()",

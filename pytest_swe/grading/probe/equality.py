@@ -210,7 +210,7 @@ def _frame_returned(caller, args):
             return None
         if code[at + 1] == 0:
             depth = 0
-        elif code[at + 1] == 1 and code[at - 2] == _LOAD_CONST:
+        elif code[at + 1] == 1 and code[at - 2] == _LOAD_CONST and (at < 4 or code[at - 4] != _EXTENDED_ARG):
             depth = caller.f_code.co_consts[code[at - 1]]
         else:
             return None
@@ -225,9 +225,10 @@ def _frame_returned(caller, args):
 
 
 _FRAME_IN_EVENT = sys.version_info >= (3, 11)
-_LOAD_CONST, _CALLS = 100, (131, 161)
-"""``LOAD_CONST``, ``CALL_FUNCTION`` and ``CALL_METHOD`` in Python 3.8-3.10's word code (the versions
-with audit hooks whose ``sys._getframe`` event carries no frame)."""
+_LOAD_CONST, _EXTENDED_ARG, _CALLS = 100, 144, (131, 161)
+"""``LOAD_CONST``, ``EXTENDED_ARG``, ``CALL_FUNCTION`` and ``CALL_METHOD`` in Python 3.8-3.10's word
+code (the versions with audit hooks whose ``sys._getframe`` event carries no frame). A constant's
+index past 255 takes an ``EXTENDED_ARG`` first: its depth is then not read (the own frame)."""
 _NAMES_ONLY = tuple(os.path.join(_STDLIB, name) + os.sep for name in ("logging",))
 """Standard-library packages whose reads of a frame's code give their caller only a file, a line
 and a function's name (``logging``'s ``stacklevel``, ``%(funcName)s``): what ``f_globals`` and
