@@ -1729,6 +1729,12 @@ _FRAME_READS = {
         "helper()",
         True,
     ),
+    # Before 3.11 the constant before the call is 1, but the call is reached from the 0.
+    "test-by-conditional-depth": (
+        "def helper(flag=True):\n    return sys._getframe(0 if flag else 1).f_back.f_back.f_locals.get('want')\n",
+        "helper()",
+        True,
+    ),
     "test-by-variable-depth": (
         "def helper():\n    depth = 2\n    return sys._getframe(depth).f_locals.get('want')\n",
         "helper()",

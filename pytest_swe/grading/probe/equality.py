@@ -206,8 +206,8 @@ def _frame_returned(caller, args):
         return args[0] if args else None
     try:
         code, at = caller.f_code.co_code, caller.f_lasti
-        if code[at] not in _CALLS:
-            return None
+        if code[at] not in _CALLS or at in _jump_targets(caller.f_code):
+            return None  # reached by a jump (``sys._getframe(a if c else 1)``): the argument is not the last constant
         if code[at + 1] == 0:
             depth = 0
         elif code[at + 1] == 1 and code[at - 2] == _LOAD_CONST and (at < 4 or code[at - 4] != _EXTENDED_ARG):
@@ -224,6 +224,18 @@ def _frame_returned(caller, args):
         return None
 
 
+def _jump_targets(code):
+    targets = _targets.get(code)
+    if targets is None:
+        import dis
+
+        if len(_targets) > 256:
+            _targets.clear()
+        targets = _targets[code] = frozenset(dis.findlabels(code.co_code))
+    return targets
+
+
+_targets = {}
 _FRAME_IN_EVENT = sys.version_info >= (3, 11)
 _LOAD_CONST, _EXTENDED_ARG, _CALLS = 100, 144, (131, 161)
 """``LOAD_CONST``, ``EXTENDED_ARG``, ``CALL_FUNCTION`` and ``CALL_METHOD`` in Python 3.8-3.10's word
