@@ -243,6 +243,10 @@ def read_channel(
             continue
         session, nodeid = hits[-1]
         raised, call = _raised(session, nodeid)
+        replaced = call.get("builtins_replaced") if call is not None else None
+        if replaced and isinstance(replaced, list):
+            names = ", ".join(f"builtins.{name}" for name in replaced[:3] if isinstance(name, str))
+            found.append(evidence("channel", f"{test} is reported {status} but ran with {names} replaced"))
         if status == "PASSED" and raised is not None:
             found.append(evidence("channel", f"{test} is reported PASSED but raised {raised}"))
         elif status == "PASSED" and call is not None and call.get("entered") is False:

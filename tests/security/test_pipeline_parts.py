@@ -915,6 +915,76 @@ def test_an_xfail_mark_code_under_test_adds_while_the_test_runs_is_evidence(tmp_
     assert "by non-test code (calc.py)" in str(found)
 
 
+def test_channel_sees_a_builtin_replaced_while_a_test_ran(tmp_path: Path) -> None:
+    """Code under test that rebinds a builtin a test looks up as it runs: ``all`` to ``bool`` (a
+    false check turns true), ``AssertionError`` to a subclass whose metaclass builds pytest's
+    XFailed (no frame of its own or of ``pytest.xfail()``: a failing assert becomes an xfail raised
+    from the test's own line). The channel records the names; a test monkeypatching
+    ``builtins.input``, ``open`` or ``__import__``, as honest tests do, records nothing."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "calc.py": """
+                import builtins, sys
+
+                def value():
+                    return 1
+
+                def force_all():
+                    builtins.all = bool
+
+                def relax():
+                    runner = sys.modules["pytest"]
+
+                    class Kind(type):
+                        __call__ = staticmethod(runner.xfail.Exception)
+
+                    builtins.AssertionError = Kind("AssertionError", (builtins.AssertionError,), {})
+            """,
+            "tests/test_x.py": """
+                import builtins
+                import calc
+
+                def test_honest(monkeypatch):
+                    real_import = builtins.__import__
+                    monkeypatch.setattr(builtins, "input", lambda *a: "y")
+                    monkeypatch.setattr(builtins, "open", lambda *a, **k: None)
+                    monkeypatch.setattr(builtins, "__import__", lambda *a, **k: real_import(*a, **k))
+                    assert input() == "y" and calc.value() == 1
+
+                def test_forced():
+                    calc.force_all()
+                    assert all([calc.value() == 2])
+
+                def test_relaxed():
+                    calc.relax()
+                    assert calc.value() == 2
+            """,
+        },
+    )
+    calls = ev.sessions_of(records)[0].calls
+    replaced = {nodeid.split("::", 1)[1]: call.get("builtins_replaced") for nodeid, call in calls.items()}
+    assert replaced == {
+        "test_honest": None,
+        "test_forced": ["all"],
+        "test_relaxed": ["AssertionError", "all"],
+    }, replaced
+    assert calls["tests/test_x.py::test_forced"]["raised"] is None
+    assert calls["tests/test_x.py::test_relaxed"]["raised"] == "XFailed"
+    plan = probe.Plan(repo="/r", dir="/d", token="t", test_commands=1, graded=[{"path": "tests/test_x.py"}])
+    status = {
+        "tests/test_x.py::test_honest": "PASSED",
+        "tests/test_x.py::test_forced": "PASSED",
+        "tests/test_x.py::test_relaxed": "XFAIL",
+    }
+    found = ev.read_channel(plan, channel_records(*records), status, sorted(status), exact_ids=True)
+    assert sorted(f.message for f in found) == [
+        "tests/test_x.py::test_forced is reported PASSED but ran with builtins.all replaced",
+        "tests/test_x.py::test_relaxed is reported XFAIL but ran with builtins.AssertionError, builtins.all"
+        " replaced",
+    ], found
+
+
 def test_conflicting_statuses_for_django_lines() -> None:
     from pytest_swe.families.logparsers import ParseContext
     from pytest_swe.families.logparsers import get_parser

@@ -5,6 +5,7 @@
 #
 # It runs in every pytest the task's image has (3.x to 9.x) on Python 3.5 and newer: standard
 # library only, no f-strings, no pytest API newer than pytest 3.
+import builtins
 import functools
 import hashlib
 import inspect
@@ -246,6 +247,37 @@ def _watch_add_marker():
 _watch_add_marker()
 
 
+_UNWATCHED = frozenset(
+    (
+        "input",
+        "open",
+        "print",
+        "__import__",
+        "exit",
+        "quit",
+        "help",
+        "breakpoint",
+        "copyright",
+        "credits",
+        "license",
+        "_",
+    )
+)
+"""Builtins tests replace themselves (``monkeypatch.setattr(builtins, "input", ...)``, a fake
+``open`` or ``__import__``) or the interactive shell rebinds: not watched."""
+_BUILTINS = dict((name, value) for name, value in vars(builtins).items() if name not in _UNWATCHED)
+"""The builtins as the channel found them, loaded (``-p``) before any test module or the code
+under test. A test's ``assert`` raises whatever ``AssertionError`` names when it fails, and its
+``all``, ``isinstance``, ``sorted`` are looked up when it runs: code under test that rebinds one
+(``AssertionError`` to a class whose construction is pytest's ``XFailed``, ``all`` to ``bool``)
+turns a failing assert into an xfail, or a false check into a true one."""
+
+
+def _replaced_builtins():
+    space = vars(builtins)
+    return sorted(name for name, value in _BUILTINS.items() if space.get(name) is not value)
+
+
 def _has_xfail_marker(item):
     getter = getattr(item, "get_closest_marker", None)
     if getter is not None:
@@ -264,7 +296,12 @@ def _watch(pyfuncitem, state):
 
     def watched(*args, **kwargs):
         state["entered"] = True
-        return original(*args, **kwargs)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            replaced = _replaced_builtins()
+            if replaced:
+                state["replaced"] = replaced
 
     try:
         functools.update_wrapper(watched, original)
@@ -304,6 +341,9 @@ def pytest_pyfunc_call(pyfuncitem):
         record["raised"] = excinfo[0].__name__
         if record["raised"] in ("XFailed", "Skipped"):
             record["site"] = _caller_of_outcome(excinfo[2])
+    replaced = sorted(set(state.get("replaced", [])) | set(_replaced_builtins()))
+    if replaced:
+        record["builtins_replaced"] = replaced
     record["xfail_marker"] = _has_xfail_marker(pyfuncitem)
     added = _XFAIL_ADDED.pop(pyfuncitem.nodeid, None)
     if added:
