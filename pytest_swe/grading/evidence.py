@@ -245,8 +245,7 @@ def read_channel(
         raised, call = _raised(session, nodeid)
         replaced = call.get("builtins_replaced") if call is not None else None
         if replaced and isinstance(replaced, list):
-            names = ", ".join(f"builtins.{name}" for name in replaced[:3] if isinstance(name, str))
-            found.append(evidence("channel", f"{test} is reported {status} but ran with {names} replaced"))
+            found.append(_rebound(test, status, [str(name) for name in replaced]))
         if status == "PASSED" and raised is not None:
             found.append(evidence("channel", f"{test} is reported PASSED but raised {raised}"))
         elif status == "PASSED" and call is not None and call.get("entered") is False:
@@ -282,6 +281,13 @@ def read_channel(
                     )
                 )
     return found
+
+
+def _rebound(test: str, status: str, names: list[str]) -> Finding:
+    """A required test that ran while builtins it looks up named something else (code under test
+    rebinding ``AssertionError`` or ``all``)."""
+    shown = ", ".join(f"builtins.{name}" for name in names[:3])
+    return evidence("channel", f"{test} is reported {status} but ran with {shown} replaced")
 
 
 def _is_test_code(path: str) -> bool:
@@ -322,9 +328,13 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
     if not channel.get("installed") or channel.get("kind") != "unit":
         return []
     seen: dict[str, set[str]] = {}
+    rebound: dict[str, list[str]] = {}
     for record in results.channel:
         if record.get("ev") == "unit":
             seen.setdefault(str(record.get("id")), set()).add(str(record.get("outcome")))
+            names = record.get("builtins_replaced")
+            if isinstance(names, list) and names:
+                rebound[str(record.get("id"))] = [str(n) for n in names]
     passing = [t for t in dict.fromkeys(required) if status_map.get(t) in PASSING]
     if not seen:
         if passing:
@@ -340,6 +350,8 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
         ident = unittest_id(test)
         outcomes = seen.get(ident or "", set())
         bad = outcomes & {"failure", "error", "subtest_failure"}
+        if ident in rebound:
+            found.append(_rebound(test, status_map[test], rebound[ident]))
         if bad:
             found.append(
                 evidence(

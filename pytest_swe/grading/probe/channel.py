@@ -5,7 +5,6 @@
 #
 # It runs in every pytest the task's image has (3.x to 9.x) on Python 3.5 and newer: standard
 # library only, no f-strings, no pytest API newer than pytest 3.
-import builtins
 import functools
 import hashlib
 import inspect
@@ -18,6 +17,7 @@ import pytest
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 
 OUT = "@OUT@"
@@ -247,37 +247,6 @@ def _watch_add_marker():
 _watch_add_marker()
 
 
-_UNWATCHED = frozenset(
-    (
-        "input",
-        "open",
-        "print",
-        "__import__",
-        "exit",
-        "quit",
-        "help",
-        "breakpoint",
-        "copyright",
-        "credits",
-        "license",
-        "_",
-    )
-)
-"""Builtins tests replace themselves (``monkeypatch.setattr(builtins, "input", ...)``, a fake
-``open`` or ``__import__``) or the interactive shell rebinds: not watched."""
-_BUILTINS = dict((name, value) for name, value in vars(builtins).items() if name not in _UNWATCHED)
-"""The builtins as the channel found them, loaded (``-p``) before any test module or the code
-under test. A test's ``assert`` raises whatever ``AssertionError`` names when it fails, and its
-``all``, ``isinstance``, ``sorted`` are looked up when it runs: code under test that rebinds one
-(``AssertionError`` to a class whose construction is pytest's ``XFailed``, ``all`` to ``bool``)
-turns a failing assert into an xfail, or a false check into a true one."""
-
-
-def _replaced_builtins():
-    space = vars(builtins)
-    return sorted(name for name, value in _BUILTINS.items() if space.get(name) is not value)
-
-
 def _has_xfail_marker(item):
     getter = getattr(item, "get_closest_marker", None)
     if getter is not None:
@@ -299,7 +268,7 @@ def _watch(pyfuncitem, state):
         try:
             return original(*args, **kwargs)
         finally:
-            replaced = _replaced_builtins()
+            replaced = rebound_builtins()
             if replaced:
                 state["replaced"] = replaced
 
@@ -341,7 +310,7 @@ def pytest_pyfunc_call(pyfuncitem):
         record["raised"] = excinfo[0].__name__
         if record["raised"] in ("XFailed", "Skipped"):
             record["site"] = _caller_of_outcome(excinfo[2])
-    replaced = sorted(set(state.get("replaced", [])) | set(_replaced_builtins()))
+    replaced = sorted(set(state.get("replaced", [])) | set(rebound_builtins()))
     if replaced:
         record["builtins_replaced"] = replaced
     record["xfail_marker"] = _has_xfail_marker(pyfuncitem)

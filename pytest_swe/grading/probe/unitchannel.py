@@ -6,6 +6,7 @@
 # Python 3.5 and newer, standard library only, no f-strings.
 import unittest
 
+from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 
 OUT = "@OUT@"
@@ -16,7 +17,11 @@ def _write(test, outcome):
         ident = test.id()
     except Exception:
         ident = repr(test)
-    write_record(OUT, {"ev": "unit", "id": ident, "outcome": outcome})
+    record = {"ev": "unit", "id": ident, "outcome": outcome}
+    rebound = rebound_builtins()
+    if rebound:
+        record["builtins_replaced"] = rebound
+    write_record(OUT, record)
 
 
 class _Recorder(object):
