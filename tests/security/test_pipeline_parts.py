@@ -1121,9 +1121,9 @@ def test_channel_knows_a_test_function_that_never_ran(tmp_path: Path) -> None:
     assert "never ran" in str(found)
 
 
-def test_unit_channel_sees_a_failure_a_patched_result_class_hides(tmp_path: Path) -> None:
-    """Django's runner and unittest report through result objects; patching their class to turn a
-    failure into a success does not change what the channel's recorder saw first."""
+def run_with_unit_channel(tmp_path: Path, module: str) -> tuple[str, probe.ProbeResults]:
+    """``module`` (as ``test_mod``) run by ``unittest.main`` with the unittest recorder loaded first,
+    as the sandbox's ``.pth`` loads it: the run's stderr and the recorder's results."""
     plan = probe.Plan(repo=str(tmp_path), dir=str(tmp_path), token="t")
     plan.channel = {
         "enable": True,
@@ -1134,7 +1134,23 @@ def test_unit_channel_sees_a_failure_a_patched_result_class_hides(tmp_path: Path
     site = tmp_path / "site"
     site.mkdir()
     (site / "swe_unit_under_test.py").write_text(probe.channel_source(plan))
-    (tmp_path / "test_mod.py").write_text(
+    (tmp_path / "test_mod.py").write_text(module)
+    runner = "import swe_unit_under_test, unittest, sys; unittest.main(module='test_mod', argv=['x', '-v'])"
+    proc = subprocess.run(
+        [sys.executable, "-c", runner], cwd=tmp_path, env={**os.environ, "PYTHONPATH": f"{site}:{tmp_path}"},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    records = [json.loads(line) for line in (tmp_path / "unit.jsonl").read_text().splitlines()]
+    return proc.stderr, probe.ProbeResults(
+        pre={"channel": {"installed": True, "kind": "unit"}}, channel=records
+    )
+
+
+def test_unit_channel_sees_a_failure_a_patched_result_class_hides(tmp_path: Path) -> None:
+    """Django's runner and unittest report through result objects; patching their class to turn a
+    failure into a success does not change what the channel's recorder saw first."""
+    stderr, results = run_with_unit_channel(
+        tmp_path,
         textwrap.dedent(
             """
             import unittest
@@ -1148,18 +1164,9 @@ def test_unit_channel_sees_a_failure_a_patched_result_class_hides(tmp_path: Path
                 def test_fine(self):
                     pass
             """
-        )
+        ),
     )
-    runner = "import swe_unit_under_test, unittest, sys; unittest.main(module='test_mod', argv=['x', '-v'])"
-    proc = subprocess.run(
-        [sys.executable, "-c", runner], cwd=tmp_path, env={**os.environ, "PYTHONPATH": f"{site}:{tmp_path}"},
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert (
-        "test_fixed (test_mod.Tests" in proc.stderr and "... ok" in proc.stderr
-    )  # the forgery works on the log
-    records = [json.loads(line) for line in (tmp_path / "unit.jsonl").read_text().splitlines()]
-    results = probe.ProbeResults(pre={"channel": {"installed": True, "kind": "unit"}}, channel=records)
+    assert "test_fixed (test_mod.Tests" in stderr and "... ok" in stderr  # the forgery works on the log
     status = {"test_fixed (test_mod.Tests)": "PASSED", "test_fine (test_mod.Tests)": "PASSED"}
     found = ev.read_unit_channel(results, status, list(status))
     assert [str(f) for f in found] == [
@@ -1171,17 +1178,8 @@ def test_unit_channel_sees_a_builtin_replaced_while_a_test_ran(tmp_path: Path) -
     """Under unittest (Django's runner) ``assertAlmostEqual`` looks ``round`` and ``abs`` up as it
     runs: code under test that rebinds ``abs`` passes a test it does not fix. The recorder notes the
     rebound name with the success; a test patching ``builtins.input`` (as honest tests do) does not."""
-    plan = probe.Plan(repo=str(tmp_path), dir=str(tmp_path), token="t")
-    plan.channel = {
-        "enable": True,
-        "kind": "unit",
-        "module": "swe_unit_under_test",
-        "out": str(tmp_path / "unit.jsonl"),
-    }
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "swe_unit_under_test.py").write_text(probe.channel_source(plan))
-    (tmp_path / "test_mod.py").write_text(
+    stderr, results = run_with_unit_channel(
+        tmp_path,
         textwrap.dedent(
             """
             import builtins, unittest
@@ -1199,18 +1197,9 @@ def test_unit_channel_sees_a_builtin_replaced_while_a_test_ran(tmp_path: Path) -
                 def test_rebound(self):
                     self.assertAlmostEqual(area(), 3.14159)
             """
-        )
+        ),
     )
-    runner = "import swe_unit_under_test, unittest, sys; unittest.main(module='test_mod', argv=['x', '-v'])"
-    proc = subprocess.run(
-        [sys.executable, "-c", runner], cwd=tmp_path, env={**os.environ, "PYTHONPATH": f"{site}:{tmp_path}"},
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert "test_rebound (test_mod.Tests" in proc.stderr and "OK" in proc.stderr, (
-        proc.stderr
-    )  # the trick works
-    records = [json.loads(line) for line in (tmp_path / "unit.jsonl").read_text().splitlines()]
-    results = probe.ProbeResults(pre={"channel": {"installed": True, "kind": "unit"}}, channel=records)
+    assert "test_rebound (test_mod.Tests" in stderr and "OK" in stderr, stderr  # the trick works
     status = {"test_honest (test_mod.Tests)": "PASSED", "test_rebound (test_mod.Tests)": "PASSED"}
     found = ev.read_unit_channel(results, status, list(status))
     assert [str(f) for f in found] == [
