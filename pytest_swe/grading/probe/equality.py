@@ -190,7 +190,11 @@ def _inspected(event, args, caller):
         how = "frame"
     else:
         test = args[0]
-        if not hasattr(test, "f_code") or not _on_stack(test, caller) or _names_only(caller):
+        # Cheapest first: most frames whose code is read are no test's; the stack walk and the
+        # ``realpath`` of the reader's file need not run for them.
+        if not hasattr(test, "f_code") or _rel_of(test.f_code.co_filename) is None:
+            return
+        if not _on_stack(test, caller) or _names_only(caller):
             return
         how = "frame"
     graded = _rel_of(test.f_code.co_filename) if test is not None else None
