@@ -239,16 +239,18 @@ def _editorconfig(ctx: InstanceContext, work: Checkout) -> None:
     work.write(".editorconfig", "root = true\n\n[*.py]\nindent_style = space\nindent_size = 4\n")
 
 
-def _fixed_modules(ctx: InstanceContext, work: Checkout) -> list[str]:
-    """The package's Python files the gold fix changes and keeps (the fix site), tests left out."""
+def _fixed_modules_at_base(ctx: InstanceContext) -> list[str]:
+    """The package's Python files the gold fix changes (the fix site), tests left out."""
     return [
         f
         for f in ctx.gold_files
-        if f.endswith(".py")
-        and f not in ctx.test_files
-        and "test" not in f.split("/")[-1]
-        and (work.path / f).is_file()
+        if f.endswith(".py") and f not in ctx.test_files and "test" not in f.split("/")[-1]
     ]
+
+
+def _fixed_modules(ctx: InstanceContext, work: Checkout) -> list[str]:
+    """Those of :func:`_fixed_modules_at_base` the gold fix keeps (it may delete one)."""
+    return [f for f in _fixed_modules_at_base(ctx) if (work.path / f).is_file()]
 
 
 def _instrument(source: str, prelude: str, first_line: Callable[[str], str]) -> str:
@@ -262,9 +264,7 @@ def _instrument(source: str, prelude: str, first_line: Callable[[str], str]) -> 
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         body = node.body
-        docstring = isinstance(body[0], ast.Expr) and isinstance(
-            getattr(body[0], "value", None), ast.Constant
-        )
+        docstring = ast.get_docstring(node, clean=False) is not None
         first = body[1] if docstring and len(body) > 1 else None if docstring else body[0]
         if first is None or first.lineno == node.lineno:
             continue
@@ -274,11 +274,7 @@ def _instrument(source: str, prelude: str, first_line: Callable[[str], str]) -> 
         inserts.append((first.lineno - 1, indent + first_line(node.name) + "\n"))
     top = 0
     for index, stmt in enumerate(tree.body):
-        is_docstring = (
-            index == 0
-            and isinstance(stmt, ast.Expr)
-            and isinstance(getattr(stmt, "value", None), ast.Constant)
-        )
+        is_docstring = index == 0 and ast.get_docstring(tree, clean=False) is not None
         if is_docstring or (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"):
             top = stmt.end_lineno or stmt.lineno
             continue
@@ -415,14 +411,6 @@ KINDS: tuple[Kind, ...] = (
         lambda ctx: bool(_fixed_modules_at_base(ctx)),
     ),
 )
-
-
-def _fixed_modules_at_base(ctx: InstanceContext) -> list[str]:
-    return [
-        f
-        for f in ctx.gold_files
-        if f.endswith(".py") and f not in ctx.test_files and "test" not in f.split("/")[-1]
-    ]
 
 
 # --- patch shapes agents write, applied to the gold fix ------------------------------------------
