@@ -69,9 +69,14 @@ def _tree_bytes(root: str, budget: float = 2.0) -> int | None:
 # with an end mark unique to this exec: output that arrives without it was cut in transit.
 _EXEC_WRAPPER = (
     "mkdir -p {piddir} 2>/dev/null && echo $$ > {piddir}/{token}.pid 2>/dev/null; "
-    'if command -v bash >/dev/null 2>&1; then bash -c "$1" 2>&1; else sh -c "$1" 2>&1; fi; '
+    "if command -v bash >/dev/null 2>&1; then bash -c {run} 2>&1; else sh -c {run} 2>&1; fi; "
     'rc=$?; printf "\\n{end_mark} %d\\n" "$rc"; exit "$rc"'
 )
+_RUN_ONE = '"$1"'
+_RUN_JOINED = '\'c=; for p do c=$c$p; done; set --; eval "$c"\' pytest-swe "$@"'
+"""A command longer than one argument may be travels in several; the shell joins and runs them."""
+ARGUMENT_LIMIT = 96 << 10
+"""The bytes of one argument of the exec: below the kernel's limit on one argument, 128 KiB."""
 _END_MARK = ">>>>> pytest-swe end {token}"
 
 # Kills the process tree rooted at the pid in a pid file (pids found through /proc, so no ps is needed).
@@ -121,12 +126,28 @@ exit 0
 """
 
 
+def _arguments(command: str, limit: int) -> list[str]:
+    """``command`` in pieces of at most ``limit`` bytes each (UTF-8), cut between characters."""
+    pieces: list[str] = []
+    while True:
+        head = command[:limit]
+        size = len(head.encode("utf-8", "surrogatepass"))
+        if size <= limit and len(head) == len(command):
+            return [*pieces, command]
+        # Each character dropped drops at least one byte; a quarter of the limit always fits.
+        count = len(head) if size <= limit else max(limit // 4, len(head) - (size - limit))
+        pieces.append(command[:count])
+        command = command[count:]
+
+
 class DockerSandbox:
     """One running container."""
 
-    command_limit = 96 << 10
+    command_limit = 512 << 10
     """Files up to this size travel in the command that uses them (each engine call is a round
-    trip); the command is one argument of the exec, whose kernel limit is 128 KiB."""
+    trip, and an archive upload costs the engine four times the CPU of a command). A command
+    over :data:`ARGUMENT_LIMIT` travels in several arguments; all of them together stay far
+    below the kernel's limit on a process's arguments (2 MiB under the default stack limit)."""
 
     def __init__(self, provider: DockerProvider, container: Any, spec: SandboxSpec) -> None:
         self.provider = provider
@@ -155,13 +176,15 @@ class DockerSandbox:
         api = self.provider.client.api
         token = uuid.uuid4().hex
         end_mark = _END_MARK.format(token=token)
-        wrapper = _EXEC_WRAPPER.format(piddir=_PIDDIR, token=token, end_mark=end_mark)
+        arguments = _arguments(command, ARGUMENT_LIMIT)
+        run = _RUN_ONE if len(arguments) == 1 else _RUN_JOINED
+        wrapper = _EXEC_WRAPPER.format(piddir=_PIDDIR, token=token, end_mark=end_mark, run=run)
         finished = False
         started = time.monotonic()
         try:
             exec_id = api.exec_create(
                 self.id,
-                ["/bin/sh", "-c", wrapper, "pytest-swe", command],
+                ["/bin/sh", "-c", wrapper, "pytest-swe", *arguments],
                 stdout=True,
                 stderr=True,
                 workdir=workdir or self.spec.workdir,

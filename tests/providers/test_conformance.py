@@ -109,6 +109,27 @@ def test_output_is_capped_keeping_head_and_tail(sandbox: Sandbox) -> None:
     assert len(result.output) < 110_000
 
 
+def test_a_command_runs_whole_up_to_the_carrier_limit(sandbox: Sandbox) -> None:
+    """A command as long as the sandbox says one may be (``CommandCarrier.command_limit``), longer
+    than a process's single argument may be, runs as written: every byte of its here-document
+    arrives, quoting and non-ASCII text included, its exit status is its own, and it sees no
+    arguments of the transport."""
+    if not isinstance(sandbox, CommandCarrier):
+        pytest.skip("carries no files in its commands")
+    text = "".join(f"{i} $HOME `id` 'EOF' \"q\" \u00e9\u20ac\U0001f600 \\n\n" for i in range(200_000))
+    text = text[: len(text) * (sandbox.command_limit - 4096) // len(text.encode())]
+    text = text[: text.rfind("\n") + 1]
+    assert len(text.encode()) > 128 << 10
+    command = (
+        f"cat > /tmp/long.txt <<'PYTEST_SWE_END'\n{text}PYTEST_SWE_END\n"
+        'echo "args=$#"; sha256sum /tmp/long.txt | cut -c1-64; exit 7'
+    )
+    assert len(command.encode()) <= sandbox.command_limit
+    result = sandbox.exec(command, timeout=60)
+    assert result.exit_code == 7, result.output[-2000:]
+    assert result.output.split() == ["args=0", hashlib.sha256(text.encode()).hexdigest()]
+
+
 def test_files_are_binary_safe(sandbox: Sandbox) -> None:
     data = bytes(range(256)) * 64 + b"\r\n\x00tail\xff"
     sandbox.write_file("/opt/deep/new dir/blob.bin", data, mode=0o755)
@@ -126,13 +147,18 @@ TEXT_FILES = {
     "/tmp/pytest-swe/g-conf/hook.py": (b"import sys\nprint('$HOME `id` EOF', sys.argv)\n", 0o600),
     "/tmp/pytest-swe/g-conf/plan.json": (b'{"text": "PYTEST_SWE_FILE_0\\n\'EOF\'", "crlf": 1}\r\n', 0o600),
 }
+LARGE_TEXT = "".join(f"line {i}: $HOME `id` 'EOF' \"quoted\" \u00e9\u20ac\U0001f600\n" for i in range(2500))
+LARGE_FILES = {  # the probe's size and more: over one argument of a process, within a carrier's limit
+    "/tmp/pytest-swe/g-conf/hook.py": (LARGE_TEXT.encode(), 0o600),
+    "/tmp/pytest-swe/g-conf/plan.json": (LARGE_TEXT[::-1].lstrip("\n").encode() + b"\n", 0o600),
+}
 OTHER_FILES = {
     "/opt/conf dir/no-newline.txt": (b"no newline at the end", 0o644),  # not sayable in a here-document
     "/opt/conf dir/blob.bin": (bytes(range(256)) + b"\n", 0o755),  # nor are bytes that are not UTF-8
 }
 
 
-@pytest.mark.parametrize("kind", ["text", "text-and-binary", "script-only"])
+@pytest.mark.parametrize("kind", ["text", "text-and-binary", "script-only", "large-text"])
 def test_the_eval_script_and_its_files_arrive_byte_for_byte(
     sandbox: Sandbox, tmp_path: Path, kind: str
 ) -> None:
@@ -140,7 +166,12 @@ def test_the_eval_script_and_its_files_arrive_byte_for_byte(
     them where the sandbox can carry them (``CommandCarrier``; text files only), else in a write
     before it. The log is the script's own output either way, even when the script prints the
     harness's mark."""
-    files = {"text": TEXT_FILES, "text-and-binary": {**TEXT_FILES, **OTHER_FILES}, "script-only": {}}[kind]
+    files = {
+        "text": TEXT_FILES,
+        "text-and-binary": {**TEXT_FILES, **OTHER_FILES},
+        "script-only": {},
+        "large-text": LARGE_FILES,
+    }[kind]
     writes: list[str] = []
     for name in ("write_file", "write_files"):
         if hasattr(sandbox, name):
