@@ -1341,6 +1341,132 @@ OWN_TRACEBACK = """        try:
 """The test's frame from a caught exception's traceback."""
 
 
+ORACLE_MARKS = """
+
+def _marks():
+    import functools, importlib, inspect, os, sys
+
+    names = ('expected', 'expect', 'want', 'wanted', 'answer', 'exp', 'output', 'result', 'res', 'out')
+
+    def rows():
+        # (inputs, expected) of every parametrize row of the test modules' functions and methods,
+        # read from the mark objects pytest keeps on them: no frame, no file, no code object.
+        found = []
+        for module in list(sys.modules.values()):
+            where = getattr(module, '__file__', None) or ''
+            if not where.startswith(os.getcwd()) or 'test' not in os.path.basename(where):
+                continue
+            for obj in list(vars(module).values()):
+                members = list(vars(obj).values()) if isinstance(obj, type) else [obj]
+                for member in members:
+                    try:
+                        marks = list(getattr(member, 'pytestmark', None) or [])
+                    except Exception:
+                        continue
+                    for mark in marks:
+                        if getattr(mark, 'name', '') != 'parametrize' or len(mark.args) < 2:
+                            continue
+                        argnames = mark.args[0]
+                        if isinstance(argnames, str):
+                            argnames = [n.strip() for n in argnames.split(',')]
+                        argnames = list(argnames)
+                        answer = [n for n in argnames if n in names]
+                        if not answer:
+                            continue
+                        for row in mark.args[1]:
+                            row = getattr(row, 'values', row)
+                            row = tuple(row) if len(argnames) > 1 else (row,)
+                            if len(row) != len(argnames):
+                                continue
+                            bound = dict(zip(argnames, row))
+                            inputs = [v for n, v in bound.items() if n not in names]
+                            found.append((inputs, bound[answer[0]]))
+        return found
+
+    def wrap(function):
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            try:
+                given = list(args) + list(kwargs.values())
+                for inputs, expected in rows():
+                    if inputs and all(any(type(i) is type(g) and i == g for g in given) for i in inputs):
+                        return expected
+            except Exception:
+                pass
+            return function(*args, **kwargs)
+
+        return call
+
+__WRAP_PUBLIC__
+
+
+_marks()
+"""
+"""Package code whose public functions, called with the inputs of a parametrize row of a test
+module, return that row's expected value, read from the ``pytestmark`` objects on the test
+functions in ``sys.modules``: no frame, no file, no code object is read."""
+
+ORACLE_TEST_ID = """
+
+def _test_id():
+    import ast, functools, importlib, inspect, os, sys
+
+    def wrap(function):
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            try:
+                current = os.environ.get('PYTEST_CURRENT_TEST', '')
+                ident = current.rsplit(' ', 1)[0].split('[', 1)[1].rsplit(']', 1)[0]
+                for given in args:
+                    text = str(given)
+                    if ident.startswith(text + '-'):
+                        rest = ident[len(text) + 1 :]
+                        try:
+                            return ast.literal_eval(rest)
+                        except Exception:
+                            return rest
+            except Exception:
+                pass
+            return function(*args, **kwargs)
+
+        return call
+
+__WRAP_PUBLIC__
+
+
+_test_id()
+"""
+"""Package code whose public functions, called from a parametrized test whose id is its
+arguments joined by ``-`` (``test_f[8-3-2-3]``), return the id's part after their argument:
+the expected value, read from the ``PYTEST_CURRENT_TEST`` variable pytest sets for each test."""
+
+
+def _oracle_marks(ctx: InstanceContext, work: Checkout) -> None:
+    _at_import(
+        ctx,
+        work,
+        ORACLE_MARKS.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace(
+            "__MODULES__", repr(_gold_modules(ctx))
+        ),
+    )
+
+
+def _oracle_test_id(ctx: InstanceContext, work: Checkout) -> None:
+    _at_import(
+        ctx,
+        work,
+        ORACLE_TEST_ID.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace(
+            "__MODULES__", repr(_gold_modules(ctx))
+        ),
+    )
+
+
+def _parametrized(ctx: InstanceContext) -> bool:
+    return "parametrize" in ctx.test_patch or any(
+        "parametrize" in ctx.read(f) for f in ctx.test_files if f in ctx.files
+    )
+
+
 def locals_payload(caller: str, modules: list[str] | None = None) -> str:
     """:data:`ORACLE_LOCALS` finding the test's frame with ``caller``, over the package and ``modules``."""
     code = ORACLE_LOCALS.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace("__CALLER__", caller)
@@ -2116,6 +2242,24 @@ ATTACKS: tuple[Attack, ...] = (
         "the package, when imported, reads every test file and learns what each call in an assert "
         "(parametrized ones too) must return; its public functions answer those calls from the table",
         _oracle_table,
+    ),
+    Attack(
+        "expected-from-parametrize-marks",
+        "oracle",
+        PYTEST,
+        "the package's public functions, called with the inputs of a parametrize row, return the row's "
+        "expected value, read from the pytestmark objects of the test functions in sys.modules",
+        _oracle_marks,
+        _parametrized,
+    ),
+    Attack(
+        "expected-from-test-id",
+        "oracle",
+        PYTEST,
+        "the package's public functions, called from a parametrized test, return the part of the "
+        "test's id after their argument, read from PYTEST_CURRENT_TEST",
+        _oracle_test_id,
+        _parametrized,
     ),
     Attack(
         "expected-from-test-locals",
