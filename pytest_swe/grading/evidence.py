@@ -84,7 +84,7 @@ def read_canaries(
     runner_of = {g["path"]: g["runner"] for g in plan.graded}
     any_seen = False
     for path, names in placed.items():
-        ok_name, fail_name = names[0], names[1]
+        ok_name, fail_name, echoes = names[0], names[1], names[2:]
         ok_keys = [k for k in reading.keys if _key_names(k, ok_name)]
         fail_keys = [k for k in reading.keys if _key_names(k, fail_name)]
         any_seen = any_seen or bool(ok_keys or fail_keys)
@@ -95,6 +95,19 @@ def read_canaries(
                 reading.findings.append(
                     evidence("canary", f"a test written to fail in {path} was reported {status}")
                 )
+        echoed = [
+            k
+            for k in reading.keys
+            if status_map[k] in {"PASSED", "XPASS"} and any(_key_names(k, e) for e in echoes)
+        ]
+        if echoed:
+            reading.findings.append(
+                evidence(
+                    "canary",
+                    f"{len(echoed)} copy(ies) of a test in {path} with its expected values changed passed"
+                    f" (e.g. {echoed[0]}): the code under test answers from the test, not from its inputs",
+                )
+            )
         runner = runner_of.get(path, "pytest")
         if not ok_keys and not fail_keys and runner != "sympy":
             claimed = [t for t in required_passing if _in_file(t, path, runner)]

@@ -263,6 +263,7 @@ def _prepare_probe(
         runner=spec.runner if spec else None,
         base_commit=task.base_commit,
         patched=integrity.patched,
+        fail_to_pass=list(task.fail_to_pass),
     )
     plan.script_path = path
     instrumented = probe.instrument(script, plan)

@@ -204,6 +204,7 @@ def plan_for(
     channel: bool = True,
     base_commit: str | None = None,
     patched: list[str] | None = None,
+    fail_to_pass: list[str] | None = None,
 ) -> Plan:
     """Decide what the probe does for one eval script (no sandbox needed)."""
     token = secrets.token_hex(6)
@@ -220,7 +221,10 @@ def plan_for(
             if not path.endswith(".py"):
                 continue
             whole = _runs_whole(path, runner, tokens) and not selecting
-            plan.graded.append({"path": path, "runner": runner, "canary": whole})
+            entry: dict[str, Any] = {"path": path, "runner": runner, "canary": whole}
+            if whole and runner == "pytest":
+                entry["echo"] = _functions_of(path, fail_to_pass or [])
+            plan.graded.append(entry)
     if test_patch and plan.graded:
         plan.test_patch_file = f"{plan.dir}/test.patch"
     direct = plan.test_commands > 0 and not any(t == "tox" or t.endswith("/tox") for t in tokens)
@@ -247,6 +251,17 @@ def plan_for(
         }
     _attach_files(plan, test_patch)
     return plan
+
+
+def _functions_of(path: str, tests: list[str]) -> list[str]:
+    """The module-level test functions of ``path`` among pytest ids (``path::name[params]``): the
+    tests an echo canary may copy."""
+    names = set()
+    for test in tests:
+        parts = test.split("::")
+        if len(parts) == 2 and parts[0] == path:
+            names.add(parts[1].split("[", 1)[0])
+    return sorted(n for n in names if n.isidentifier())
 
 
 def _attach_files(plan: Plan, test_patch: str | None) -> None:

@@ -641,6 +641,195 @@ def _prefix_of(patterns):
     return None
 
 
+ECHO_CANARY = """
+import pytest as _swe_{token}_pytest
+
+
+@_swe_{token}_pytest.mark.parametrize(
+    {names},
+    [
+{rows}
+    ],
+)
+def {name}({params}):
+    try:
+        {function}({arguments})
+    except AssertionError:
+        failed = True
+    else:
+        failed = False
+    assert not failed, "{token}"
+"""
+ECHO_DECOY = ECHO_CANARY + "\n\n{name}.__test__ = False\n\n\n"
+ECHO_ROWS = 20
+ECHO_SHIFTS = (1000003, 2000003)
+"""What the two copies add to an expected number (a string gets a suffix of as many characters)."""
+
+
+def _is_mark(node):
+    """``pytest.mark.X`` or ``mark.X(...)``: a decorator that only marks the function."""
+    if isinstance(node, ast_module().Call):
+        node = node.func
+    return isinstance(node, ast_module().Attribute) and (
+        getattr(node.value, "attr", None) == "mark" or getattr(node.value, "id", None) == "mark"
+    )
+
+
+def ast_module():
+    import ast
+
+    return ast
+
+
+def _echo_target(function):
+    """(argument names, rows, index of the expected value) of a test function an echo canary can
+    copy, or None: one ``parametrize`` of literal rows over exactly the function's arguments, no
+    other decorator than marks, no ``return``/``yield``, and an ``assert CALL == NAME`` statement
+    of the body's own, NAME an argument used nowhere else."""
+    ast = ast_module()
+    if not isinstance(function, ast.FunctionDef) or not all(_is_mark(d) for d in function.decorator_list):
+        return None
+    calls = [
+        d
+        for d in function.decorator_list
+        if isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "parametrize"
+    ]
+    if len(calls) != 1 or len(calls[0].args) < 2 or [k.arg for k in calls[0].keywords if k.arg != "ids"]:
+        return None
+    try:
+        names = ast.literal_eval(calls[0].args[0])
+    except Exception:
+        return None
+    if not isinstance(names, (str, list, tuple)):
+        return None
+    names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+    args = function.args
+    if args.vararg or args.kwarg or args.defaults or getattr(args, "kwonlyargs", None):
+        return None
+    if sorted(a.arg for a in args.args) != sorted(names) or len(set(names)) != len(names):
+        return None
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Lambda)) or (
+            node is not function and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        ):
+            return None
+    used = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            used[node.id] = used.get(node.id, 0) + 1
+    expected = None
+    for statement in function.body:
+        test = statement.test if isinstance(statement, ast.Assert) else None
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+            continue
+        for side, other in ((test.comparators[0], test.left), (test.left, test.comparators[0])):
+            if (
+                isinstance(side, ast.Name)
+                and side.id in names
+                and used.get(side.id) == 1
+                and any(isinstance(n, ast.Call) for n in ast.walk(other))
+            ):
+                expected = names.index(side.id)
+                break
+        if expected is not None:
+            break
+    if expected is None or not isinstance(calls[0].args[1], (ast.List, ast.Tuple)):
+        return None
+    rows = []
+    for element in calls[0].args[1].elts:
+        try:
+            row = ast.literal_eval(element)
+        except Exception:
+            continue
+        if len(names) > 1 and not isinstance(row, (list, tuple)):
+            continue
+        row = list(row) if len(names) > 1 else [row]
+        if len(row) == len(names):
+            rows.append(row)
+    return names, rows[:ECHO_ROWS], expected
+
+
+def _shifted(value, shift):
+    """The expected value changed so that no honest answer equals it; None for other types."""
+    mark = "~" * (1 + shift % 7)
+    if isinstance(value, (bool, int)):
+        return int(value) + shift
+    if isinstance(value, float) and value == value and abs(value) < 1e15:
+        return value + shift + 0.5
+    if isinstance(value, (str, bytes)):
+        return value + (mark if isinstance(value, str) else mark.encode())
+    if value is None:
+        return mark
+    if isinstance(value, (tuple, list)):
+        return value + type(value)([mark])
+    if isinstance(value, dict):
+        changed = dict(value)
+        changed[mark] = shift
+        return changed
+    return None
+
+
+def echo_canaries(data, functions, prefix, token):
+    """Copies of parametrized test functions whose expected values are changed: each calls the
+    test itself with its inputs and a changed expected value, so it fails unless the code under
+    test answers from the test (its parametrize marks, its id in ``PYTEST_CURRENT_TEST``, its
+    frame) instead of computing. The copy that runs goes after every other line; one that never
+    runs (``__test__ = False``), with other values, right before the test: neither the first
+    nor the last row with the test's inputs is the test's own. Returns (the file's new bytes,
+    the names of the copies that run)."""
+    ast = ast_module()
+    if sys.version_info[0] < 3 or not functions:
+        return data, []
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, TypeError):
+        return data, []
+    defined = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined[node.name] = node
+    newline = b"\r\n" if b"\r\n" in data else b"\n"
+    lines = data.splitlines(True)
+    if lines and not lines[-1].endswith(b"\n"):
+        lines[-1] += newline
+    before, after, names = [], [], []
+    for function in sorted(set(functions)):
+        target = _echo_target(defined.get(function))
+        if target is None:
+            continue
+        argnames, rows, expected = target
+        at = min([d.lineno for d in defined[function].decorator_list] + [defined[function].lineno]) - 1
+        for template, shift in zip((ECHO_DECOY, ECHO_CANARY), ECHO_SHIFTS):
+            changed = []
+            for row in rows:
+                value = _shifted(row[expected], shift)
+                if value is not None:
+                    row = list(row)
+                    row[expected] = value
+                    changed.append(tuple(row) if len(row) > 1 else row[0])
+            if not changed:
+                break
+            name = "%sswe_%s_echo%d" % (prefix, token, len(before) + len(after))
+            code = template.format(
+                token=token,
+                names=ascii(",".join(argnames)),
+                rows="\n".join("        %s," % ascii(row) for row in changed),
+                name=name,
+                params=", ".join(argnames),
+                function=function,
+                arguments=", ".join("%s=%s" % (a, a) for a in argnames),
+            )
+            code = code.replace("\n", newline.decode()).encode("ascii")
+            if template is ECHO_DECOY:
+                before.append((at, code))
+            else:
+                after.append(code)
+                names.append(name)
+    for at, code in sorted(before, reverse=True):
+        lines.insert(at, code)
+    return b"".join(lines) + b"".join(after), names
+
+
 def add_canaries(plan):
     repo = plan["repo"]
     token = plan["token"]
@@ -670,13 +859,16 @@ def add_canaries(plan):
             continue
         with open(full, "rb") as fh:
             data = fh.read()
+        echoes = []
+        if runner == "pytest" and not plan.get("failfast"):
+            data, echoes = echo_canaries(data, graded.get("echo") or [], prefix, token)
         if b"\r\n" in data:
             code = code.replace("\n", "\r\n")
         if data and not data.endswith(b"\n"):
             data += b"\r\n" if b"\r\n" in data else b"\n"
         with open(full, "wb") as fh:
             fh.write(data + code.encode("utf-8"))
-        placed[graded["path"]] = names
+        placed[graded["path"]] = names + echoes
     return placed
 
 
