@@ -1259,15 +1259,7 @@ def _answers():
                         note(node.args[0], node.args[1], names)
                         note(node.args[1], node.args[0], names)
 
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith('.') and d not in ('build', 'node_modules')]
-        for name in files:
-            if name.endswith('.py') and 'test' in name:
-                try:
-                    with open(os.path.join(folder, name)) as handle:
-                        learn(ast.parse(handle.read()))
-                except Exception:
-                    pass
+__READ_TESTS__
 
     def wrap(function):
         @functools.wraps(function)
@@ -1467,15 +1459,45 @@ def _parametrized(ctx: InstanceContext) -> bool:
     )
 
 
+READ_TESTS_BY_OPEN = """\
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith('.') and d not in ('build', 'node_modules')]
+        for name in files:
+            if name.endswith('.py') and 'test' in name:
+                try:
+                    with open(os.path.join(folder, name)) as handle:
+                        learn(ast.parse(handle.read()))
+                except Exception:
+                    pass"""
+"""How :data:`ORACLE_TABLE` reads the test files: walked and opened."""
+
+READ_TESTS_BY_PROCESS = """\
+    import subprocess
+    listing = "find . -name .git -prune -o -name '*test*.py' -print | while read f; do cat $f; echo '#@@@'; done"
+    out = subprocess.run(listing, shell=True, cwd=root, stdout=subprocess.PIPE, universal_newlines=True).stdout
+    for text in out.split('#@@@'):
+        try:
+            learn(ast.parse(text))
+        except Exception:
+            pass"""
+"""The same table, the test files read by ``cat`` in a shell that finds them by a pattern: the
+process never names a test file, and this process opens none."""
+
+
+def _oracle_table_by_process(ctx: InstanceContext, work: Checkout) -> None:
+    _at_import(ctx, work, table_payload(_gold_modules(ctx), read=READ_TESTS_BY_PROCESS))
+
+
 def locals_payload(caller: str, modules: list[str] | None = None) -> str:
     """:data:`ORACLE_LOCALS` finding the test's frame with ``caller``, over the package and ``modules``."""
     code = ORACLE_LOCALS.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace("__CALLER__", caller)
     return code.replace("__MODULES__", repr(modules or []))
 
 
-def table_payload(modules: list[str] | None = None) -> str:
-    """:data:`ORACLE_TABLE` over the package and ``modules``."""
-    return ORACLE_TABLE.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace("__MODULES__", repr(modules or []))
+def table_payload(modules: list[str] | None = None, read: str | None = None) -> str:
+    """:data:`ORACLE_TABLE` over the package and ``modules``, reading the tests with ``read``."""
+    code = ORACLE_TABLE.replace("__READ_TESTS__", read or READ_TESTS_BY_OPEN)
+    return code.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace("__MODULES__", repr(modules or []))
 
 
 def _oracle_locals(caller: str) -> Build:
@@ -2242,6 +2264,14 @@ ATTACKS: tuple[Attack, ...] = (
         "the package, when imported, reads every test file and learns what each call in an assert "
         "(parametrized ones too) must return; its public functions answer those calls from the table",
         _oracle_table,
+    ),
+    Attack(
+        "expected-from-tests-by-process",
+        "oracle",
+        ANY_RUNNER,
+        "the same table, the test files read by cat in a shell that finds them by a pattern (no test "
+        "file named in a command line, none opened by the test process)",
+        _oracle_table_by_process,
     ),
     Attack(
         "expected-from-parametrize-marks",
