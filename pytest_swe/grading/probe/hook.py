@@ -662,6 +662,8 @@ def {name}({params}):
 """
 ECHO_DECOY = ECHO_CANARY + "\n\n{name}.__test__ = False\n\n\n"
 ECHO_ROWS = 20
+ECHO_FUNCTIONS = 10
+"""At most this many tests of a file are copied (each copy runs its test once more)."""
 ECHO_SHIFTS = (1000003, 2000003)
 """What the two copies add to an expected number (a string gets a suffix of as many characters)."""
 
@@ -682,10 +684,10 @@ def ast_module():
 
 
 def _echo_target(function):
-    """(argument names, rows, index of the expected value) of a test function an echo canary can
+    """(argument names, rows, index of the expected value, the rows' node) of a test function an echo canary can
     copy, or None: one ``parametrize`` of literal rows over exactly the function's arguments, no
-    other decorator than marks, no ``return``/``yield``, and an ``assert CALL == NAME`` statement
-    of the body's own, NAME an argument used nowhere else."""
+    other decorator than marks, no ``return``/``yield``, and an ``assert CALL == NAME`` as the
+    body's last statement, NAME an argument used nowhere else."""
     ast = ast_module()
     if not isinstance(function, ast.FunctionDef) or not all(_is_mark(d) for d in function.decorator_list):
         return None
@@ -718,7 +720,7 @@ def _echo_target(function):
         if isinstance(node, ast.Name):
             used[node.id] = used.get(node.id, 0) + 1
     expected = None
-    for statement in function.body:
+    for statement in function.body[-1:]:  # the last: a failing copy skips none of the body
         test = statement.test if isinstance(statement, ast.Assert) else None
         if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
             continue
@@ -746,7 +748,74 @@ def _echo_target(function):
         row = list(row) if len(names) > 1 else [row]
         if len(row) == len(names):
             rows.append(row)
-    return names, rows[:ECHO_ROWS], expected
+    return names, rows[:ECHO_ROWS], expected, calls[0].args[1]
+
+
+def _flow_leaves(function):
+    """Whether the function's own body (not a function or class inside it) can return or yield."""
+    ast = ast_module()
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _literal_target(function):
+    """The literal of a test function's last statement ``assert CALL == LITERAL`` (either side),
+    or None: no other decorator than marks, no ``return``/``yield`` of its own; Python 3.8 and
+    newer (the copy needs the literal's end in the source)."""
+    ast = ast_module()
+    if sys.version_info < (3, 8) or not isinstance(function, ast.FunctionDef):
+        return None
+    if not all(_is_mark(d) for d in function.decorator_list) or _flow_leaves(function):
+        return None
+    test = function.body[-1].test if isinstance(function.body[-1], ast.Assert) else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return None
+    for side, other in ((test.comparators[0], test.left), (test.left, test.comparators[0])):
+        if isinstance(side, ast.Name) or not any(isinstance(n, ast.Call) for n in ast.walk(other)):
+            continue
+        try:
+            value = ast.literal_eval(side)
+        except Exception:
+            continue
+        if getattr(side, "end_lineno", None) is not None:
+            return side, value
+    return None
+
+
+def _literal_copy(lines, function, literal, value, name):
+    """The test function's source with ``literal`` (a node in it) replaced by ``value`` and the
+    function renamed ``name``; None when its ``def`` line does not name it as expected."""
+    first = min([d.lineno for d in function.decorator_list] + [function.lineno]) - 1
+    copy = list(lines[first : function.end_lineno])
+    starts = [0]
+    for line in copy:
+        starts.append(starts[-1] + len(line))
+    text = b"".join(copy)
+    header = b"def " + function.name.encode() + b"("
+    where = copy[function.lineno - 1 - first].find(header)
+    if where < 0:
+        return None
+    edits = [
+        (starts[function.lineno - 1 - first] + where, len(header), b"def " + name.encode() + b"("),
+        (
+            starts[literal.lineno - 1 - first] + literal.col_offset,
+            starts[literal.end_lineno - 1 - first]
+            + literal.end_col_offset
+            - starts[literal.lineno - 1 - first]
+            - literal.col_offset,
+            ("(%s)" % ascii(value)).encode("ascii"),
+        ),
+    ]
+    for at, size, replacement in sorted(edits, reverse=True):
+        text = text[:at] + replacement + text[at + size :]
+    return text if text.endswith(b"\n") else text + b"\n"
 
 
 def _shifted(value, shift):
@@ -793,41 +862,74 @@ def echo_canaries(data, functions, prefix, token):
     if lines and not lines[-1].endswith(b"\n"):
         lines[-1] += newline
     before, after, names = [], [], []
-    for function in sorted(set(functions)):
-        target = _echo_target(defined.get(function))
-        if target is None:
+    for function in sorted(set(functions))[:ECHO_FUNCTIONS]:
+        node = defined.get(function)
+        target = _echo_target(node)
+        if target is not None:
+            argnames, rows, expected, rows_node = target
+            changes = [_changed_rows(rows, expected, shift) for shift in ECHO_SHIFTS]
+            if not all(changes):
+                continue
+            if sys.version_info >= (3, 8):  # the function's source again, with other rows
+                _source_copies(lines, newline, node, rows_node, changes, prefix, token, before, after, names)
+                continue
+            at = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+            for template, changed in zip((ECHO_DECOY, ECHO_CANARY), changes):
+                name = "%sswe_%s_echo%d" % (prefix, token, len(before) + len(after))
+                code = template.format(
+                    token=token,
+                    names=ascii(",".join(argnames)),
+                    rows="\n".join("        %s," % ascii(row) for row in changed),
+                    name=name,
+                    params=", ".join(argnames),
+                    function=function,
+                    arguments=", ".join("%s=%s" % (a, a) for a in argnames),
+                )
+                code = code.replace("\n", newline.decode()).encode("ascii")
+                if template is ECHO_DECOY:
+                    before.append((at, code))
+                else:
+                    after.append(newline + code)
+                    names.append(name)
             continue
-        argnames, rows, expected = target
-        at = min([d.lineno for d in defined[function].decorator_list] + [defined[function].lineno]) - 1
-        for template, shift in zip((ECHO_DECOY, ECHO_CANARY), ECHO_SHIFTS):
-            changed = []
-            for row in rows:
-                value = _shifted(row[expected], shift)
-                if value is not None:
-                    row = list(row)
-                    row[expected] = value
-                    changed.append(tuple(row) if len(row) > 1 else row[0])
-            if not changed:
-                break
-            name = "%sswe_%s_echo%d" % (prefix, token, len(before) + len(after))
-            code = template.format(
-                token=token,
-                names=ascii(",".join(argnames)),
-                rows="\n".join("        %s," % ascii(row) for row in changed),
-                name=name,
-                params=", ".join(argnames),
-                function=function,
-                arguments=", ".join("%s=%s" % (a, a) for a in argnames),
-            )
-            code = code.replace("\n", newline.decode()).encode("ascii")
-            if template is ECHO_DECOY:
-                before.append((at, code))
-            else:
-                after.append(code)
-                names.append(name)
+        literal = _literal_target(node)
+        if literal is not None:
+            changes = [_shifted(literal[1], shift) for shift in ECHO_SHIFTS]
+            if all(change is not None for change in changes):
+                _source_copies(lines, newline, node, literal[0], changes, prefix, token, before, after, names)
     for at, code in sorted(before, reverse=True):
         lines.insert(at, code)
     return b"".join(lines) + b"".join(after), names
+
+
+def _changed_rows(rows, expected, shift):
+    """The parametrize rows with each expected value changed (rows no change applies to left out)."""
+    changed = []
+    for row in rows:
+        value = _shifted(row[expected], shift)
+        if value is not None:
+            row = list(row)
+            row[expected] = value
+            changed.append(tuple(row) if len(row) > 1 else row[0])
+    return changed
+
+
+def _source_copies(lines, newline, function, node, changes, prefix, token, before, after, names):
+    """The decoy and the copy of a test function: its source again under another name, ``node``
+    (the compared literal, or the parametrize rows) replaced by the first and second change."""
+    at = min([d.lineno for d in function.decorator_list] + [function.lineno]) - 1
+    for decoy, changed in zip((True, False), changes):
+        name = "%sswe_%s_echo%d" % (prefix, token, len(before) + len(after))
+        code = _literal_copy(lines, function, node, changed, name)
+        if code is None:
+            return
+        if decoy:
+            before.append(
+                (at, code + newline + newline + ("%s.__test__ = False" % name).encode() + newline * 3)
+            )
+        else:
+            after.append(newline + newline + code)
+            names.append(name)
 
 
 def add_canaries(plan):
@@ -861,7 +963,10 @@ def add_canaries(plan):
             data = fh.read()
         echoes = []
         if runner == "pytest" and not plan.get("failfast"):
-            data, echoes = echo_canaries(data, graded.get("echo") or [], prefix, token)
+            try:
+                data, echoes = echo_canaries(data, graded.get("echo") or [], prefix, token)
+            except Exception:  # a file the copies cannot be made for gets none, never a failed step
+                echoes = []
         if b"\r\n" in data:
             code = code.replace("\n", "\r\n")
         if data and not data.endswith(b"\n"):
