@@ -641,8 +641,7 @@ def _prefix_of(patterns):
     return None
 
 
-ECHO_CANARY = """
-import pytest as _swe_{token}_pytest
+ECHO_CANARY = """import pytest as _swe_{token}_pytest
 
 
 @_swe_{token}_pytest.mark.parametrize(
@@ -660,7 +659,6 @@ def {name}({params}):
         failed = False
     assert not failed, "{token}"
 """
-ECHO_DECOY = ECHO_CANARY + "\n\n{name}.__test__ = False\n\n\n"
 ECHO_ROWS = 20
 ECHO_FUNCTIONS = 10
 """At most this many tests of a file are copied (each copy runs its test once more)."""
@@ -789,10 +787,15 @@ def _literal_target(function):
     return None
 
 
+def _first_line(function):
+    """The index of a function's first line, its first decorator's when it has one."""
+    return min([d.lineno for d in function.decorator_list] + [function.lineno]) - 1
+
+
 def _literal_copy(lines, function, literal, value, name):
     """The test function's source with ``literal`` (a node in it) replaced by ``value`` and the
     function renamed ``name``; None when its ``def`` line does not name it as expected."""
-    first = min([d.lineno for d in function.decorator_list] + [function.lineno]) - 1
+    first = _first_line(function)
     copy = list(lines[first : function.end_lineno])
     starts = [0]
     for line in copy:
@@ -839,13 +842,13 @@ def _shifted(value, shift):
 
 
 def echo_canaries(data, functions, prefix, token):
-    """Copies of parametrized test functions whose expected values are changed: each calls the
-    test itself with its inputs and a changed expected value, so it fails unless the code under
+    """Copies of tests whose expected values are changed, so each fails unless the code under
     test answers from the test (its parametrize marks, its id in ``PYTEST_CURRENT_TEST``, its
-    frame) instead of computing. The copy that runs goes after every other line; one that never
-    runs (``__test__ = False``), with other values, right before the test: neither the first
-    nor the last row with the test's inputs is the test's own. Returns (the file's new bytes,
-    the names of the copies that run)."""
+    frame, its file) instead of computing: a test ending in ``assert CALL == LITERAL`` copied with
+    the literal changed, a parametrized one with its rows' expected values changed. The copy that
+    runs goes after every other line; one that never runs (``__test__ = False``), with other
+    values, right before the test: neither the first nor the last answer with the test's inputs
+    is the test's own. Returns (the file's new bytes, the names of the copies that run)."""
     ast = ast_module()
     if sys.version_info[0] < 3 or not functions:
         return data, []
@@ -865,38 +868,34 @@ def echo_canaries(data, functions, prefix, token):
     for function in sorted(set(functions))[:ECHO_FUNCTIONS]:
         node = defined.get(function)
         target = _echo_target(node)
+        literal = _literal_target(node) if target is None else None
         if target is not None:
             argnames, rows, expected, rows_node = target
             changes = [_changed_rows(rows, expected, shift) for shift in ECHO_SHIFTS]
             if not all(changes):
                 continue
             if sys.version_info >= (3, 8):  # the function's source again, with other rows
-                _source_copies(lines, newline, node, rows_node, changes, prefix, token, before, after, names)
-                continue
-            at = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
-            for template, changed in zip((ECHO_DECOY, ECHO_CANARY), changes):
-                name = "%sswe_%s_echo%d" % (prefix, token, len(before) + len(after))
-                code = template.format(
-                    token=token,
-                    names=ascii(",".join(argnames)),
-                    rows="\n".join("        %s," % ascii(row) for row in changed),
-                    name=name,
-                    params=", ".join(argnames),
-                    function=function,
-                    arguments=", ".join("%s=%s" % (a, a) for a in argnames),
-                )
-                code = code.replace("\n", newline.decode()).encode("ascii")
-                if template is ECHO_DECOY:
-                    before.append((at, code))
-                else:
-                    after.append(newline + code)
-                    names.append(name)
-            continue
-        literal = _literal_target(node)
-        if literal is not None:
+                make = _source_maker(lines, node, rows_node)
+            else:  # no node's end in the source: a function that calls the test with other rows
+                make = _calling_maker(node, argnames, token, newline)
+        elif literal is not None:
             changes = [_shifted(literal[1], shift) for shift in ECHO_SHIFTS]
-            if all(change is not None for change in changes):
-                _source_copies(lines, newline, node, literal[0], changes, prefix, token, before, after, names)
+            if any(change is None for change in changes):
+                continue
+            make = _source_maker(lines, node, literal[0])
+        else:
+            continue
+        for decoy, changed in zip((True, False), changes):
+            name = "%sswe_%s_echo%d" % (prefix, token, len(before) + len(after))
+            code = make(name, changed)
+            if code is None:
+                break
+            if decoy:
+                suffix = newline * 2 + ("%s.__test__ = False" % name).encode() + newline * 3
+                before.append((_first_line(node), code + suffix))
+            else:
+                after.append(newline * 2 + code)
+                names.append(name)
     for at, code in sorted(before, reverse=True):
         lines.insert(at, code)
     return b"".join(lines) + b"".join(after), names
@@ -914,22 +913,28 @@ def _changed_rows(rows, expected, shift):
     return changed
 
 
-def _source_copies(lines, newline, function, node, changes, prefix, token, before, after, names):
-    """The decoy and the copy of a test function: its source again under another name, ``node``
-    (the compared literal, or the parametrize rows) replaced by the first and second change."""
-    at = min([d.lineno for d in function.decorator_list] + [function.lineno]) - 1
-    for decoy, changed in zip((True, False), changes):
-        name = "%sswe_%s_echo%d" % (prefix, token, len(before) + len(after))
-        code = _literal_copy(lines, function, node, changed, name)
-        if code is None:
-            return
-        if decoy:
-            before.append(
-                (at, code + newline + newline + ("%s.__test__ = False" % name).encode() + newline * 3)
-            )
-        else:
-            after.append(newline + newline + code)
-            names.append(name)
+def _source_maker(lines, function, node):
+    """Makes a copy: the test function's source under another name, ``node`` (the compared
+    literal, or the parametrize rows) replaced by the change."""
+    return lambda name, changed: _literal_copy(lines, function, node, changed, name)
+
+
+def _calling_maker(function, argnames, token, newline):
+    """Makes a copy: a function parametrized by the changed rows that calls the test with each."""
+
+    def make(name, changed):
+        code = ECHO_CANARY.format(
+            token=token,
+            names=ascii(",".join(argnames)),
+            rows="\n".join("        %s," % ascii(row) for row in changed),
+            name=name,
+            params=", ".join(argnames),
+            function=function.name,
+            arguments=", ".join("%s=%s" % (a, a) for a in argnames),
+        )
+        return code.replace("\n", newline.decode()).encode("ascii")
+
+    return make
 
 
 def add_canaries(plan):
