@@ -1433,26 +1433,6 @@ arguments joined by ``-`` (``test_f[8-3-2-3]``), return the id's part after thei
 the expected value, read from the ``PYTEST_CURRENT_TEST`` variable pytest sets for each test."""
 
 
-def _oracle_marks(ctx: InstanceContext, work: Checkout) -> None:
-    _at_import(
-        ctx,
-        work,
-        ORACLE_MARKS.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace(
-            "__MODULES__", repr(_gold_modules(ctx))
-        ),
-    )
-
-
-def _oracle_test_id(ctx: InstanceContext, work: Checkout) -> None:
-    _at_import(
-        ctx,
-        work,
-        ORACLE_TEST_ID.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace(
-            "__MODULES__", repr(_gold_modules(ctx))
-        ),
-    )
-
-
 def _parametrized(ctx: InstanceContext) -> bool:
     return "parametrize" in ctx.test_patch or any(
         "parametrize" in ctx.read(f) for f in ctx.test_files if f in ctx.files
@@ -1786,14 +1766,20 @@ def lenient_payload(payload: str, modules: list[str] | None = None) -> str:
     return payload.replace("__WRAP_PUBLIC__", _WRAP_PUBLIC).replace("__MODULES__", repr(modules or []))
 
 
-def _lenient(payload: str) -> Build:
-    """The package's public functions return values whose ``==`` is always true, so
-    ``assert f(x) == expected`` and ``assertEqual`` pass whatever ``f`` computes."""
+def _wrapping(payload: str) -> Build:
+    """``payload`` (a ``wrap`` for the package's public functions) appended to the package, over
+    the modules the gold fix changes."""
 
     def build(ctx: InstanceContext, work: Checkout) -> None:
         _at_import(ctx, work, lenient_payload(payload, _gold_modules(ctx)))
 
     return build
+
+
+def _lenient(payload: str) -> Build:
+    """The package's public functions return values whose ``==`` is always true, so
+    ``assert f(x) == expected`` and ``assertEqual`` pass whatever ``f`` computes."""
+    return _wrapping(payload)
 
 
 # --- pytest configuration files pytest finds before the project's own -----------------------------
@@ -2279,7 +2265,7 @@ ATTACKS: tuple[Attack, ...] = (
         PYTEST,
         "the package's public functions, called with the inputs of a parametrize row, return the row's "
         "expected value, read from the pytestmark objects of the test functions in sys.modules",
-        _oracle_marks,
+        _wrapping(ORACLE_MARKS),
         _parametrized,
     ),
     Attack(
@@ -2288,7 +2274,7 @@ ATTACKS: tuple[Attack, ...] = (
         PYTEST,
         "the package's public functions, called from a parametrized test, return the part of the "
         "test's id after their argument, read from PYTEST_CURRENT_TEST",
-        _oracle_test_id,
+        _wrapping(ORACLE_TEST_ID),
         _parametrized,
     ),
     Attack(
