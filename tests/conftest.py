@@ -216,17 +216,13 @@ def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:
 #: Libraries an in-process run may import. Pytester restores the module table when a test that ran
 #: pytest in-process ends, so whatever the test imported first is dropped and imported again later:
 #: a second copy beside objects of the first breaks (requests refuses the other copy's CookieJar,
-#: pyarrow refuses to register an extension type twice; httpx imports httpcore only when it first
-#: sends, and keeps that copy's exception classes, so a second httpcore's errors escape unmapped).
+#: pyarrow refuses to register an extension type twice).
 #: Imported with this module, before any test, they stay one copy.
 IN_PROCESS_PRELOAD = (
     "docker",
     "requests",
     "pyarrow",
     "pyarrow.parquet",
-    "httpx",
-    "httpcore",
-    "h11",
     "tenacity",
     "psutil",
 )

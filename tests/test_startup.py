@@ -21,7 +21,7 @@ import pytest
 
 from conftest import SweProject
 
-HEAVY = ("pydantic", "omegaconf", "docker", "yaml", "httpx", "tenacity", "filelock", "psutil", "pyarrow")
+HEAVY = ("pydantic", "omegaconf", "docker", "yaml", "requests", "tenacity", "filelock", "psutil", "pyarrow")
 LOADED_LATER = ("pytest_swe.families", "pytest_swe.providers", "pytest_swe.agents", "pytest_swe.grading")
 
 _MODULES_PROBE = (
@@ -74,6 +74,44 @@ def test_a_run_without_benchmarks_loads_no_family_provider_agent_or_their_librar
         for who, modules in processes.items():
             assert "pytest_swe.runner.plugin" in modules  # the plugin did load
             assert _loaded(modules) == [], f"{who} with {args}: {_loaded(modules)}"
+
+
+def _requirements(dist: str, seen: set[str]) -> None:
+    """``dist`` and what it requires (no extras), recursively, by normalized name."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    name = canonicalize_name(dist)
+    if name in seen:
+        return
+    seen.add(name)
+    for line in metadata.requires(name) or []:
+        requirement = Requirement(line)
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            _requirements(requirement.name, seen)
+
+
+def test_what_pytest_swe_installs_adds_no_pytest_plugin_but_xdist() -> None:
+    """Every pytest run in the user's environment loads every installed plugin: a dependency that
+    brings one (as an asyncio HTTP client's anyio does, 60-70 ms a run here) taxes each run and
+    each xdist worker, benchmark or not. platformdirs' plugin only defines a fixture (about 4 ms,
+    its package's import)."""
+    from importlib import metadata
+
+    from packaging.utils import canonicalize_name
+
+    installed: set[str] = set()
+    _requirements("pytest-swe", installed)
+    assert {"pytest", "pydantic", "requests"} <= installed
+    plugins = {
+        canonicalize_name(ep.dist.name)
+        for ep in metadata.entry_points(group="pytest11")
+        if ep.dist is not None and canonicalize_name(ep.dist.name) in installed
+    }
+    assert plugins <= {"pytest-swe", "pytest-xdist", "platformdirs"}
+    assert {"pytest-swe", "pytest-xdist"} <= plugins
 
 
 def test_a_run_without_benchmarks_looks_up_the_version_only_for_a_junit_file(swe_project: SweProject) -> None:
@@ -158,7 +196,7 @@ def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
     assert "pytest_swe.providers.docker" in replayed
     # psutil is not in the list: the run's start reaps orphans, and when the engine holds other
     # runs' sandboxes (as it does while the suite runs in parallel) it asks whether their owners live.
-    library = ("docker", "requests", "urllib3", "tenacity", "httpx")
+    library = ("docker", "requests", "urllib3", "tenacity")
     assert [m for m in replayed if m.split(".")[0] in library] == []
     # Nor the grading pipeline: a hit needs the key's names (pytest_swe.grading.spec), not the rules.
     assert "pytest_swe.grading.spec" in replayed

@@ -1,8 +1,10 @@
 """A small client for OpenAI-compatible Chat Completions endpoints.
 
-One blocking request per agent step, over ``httpx`` (per-phase timeouts, redirects, proxies
-from the environment) with the retry loop run by ``tenacity``; no model SDK, because an agent
-harness should not pin an SDK version for its users. Errors keep the HTTP status and the
+One blocking request per agent step, over ``requests`` (connect and read timeouts, redirects,
+proxies and CA bundles from the environment) with the retry loop run by ``tenacity``; no model
+SDK, because an agent harness should not pin an SDK version for its users. ``requests`` is there
+anyway (the Docker SDK stands on it) and, unlike an asyncio-based client, brings no pytest plugin
+that every pytest run in the user's environment would load. Errors keep the HTTP status and the
 response body, because "the endpoint said 401: invalid key" is what a user needs to see in the
 ledger; 429, 5xx and dropped connections are retried with exponential backoff (honouring
 ``Retry-After``), never past the caller's deadline.
@@ -24,7 +26,8 @@ from typing import Any
 from typing import NoReturn
 
 if TYPE_CHECKING:  # imported where a request is made: most runs never talk to a model
-    import httpx
+    import requests
+    from requests.structures import CaseInsensitiveDict
     from tenacity import RetryCallState
     from tenacity.stop import stop_base
 
@@ -127,7 +130,7 @@ class ChatClient:
         )
         attempts = 0
 
-        def attempt(client: httpx.Client) -> ChatResponse:
+        def attempt(client: requests.Session) -> ChatResponse:
             nonlocal attempts
             attempts += 1
             timeout = self.request_timeout
@@ -138,26 +141,27 @@ class ChatClient:
                 timeout = min(timeout, remaining)
             return self._once(client, data, headers, timeout, attempts)
 
-        import httpx
-
-        with httpx.Client(follow_redirects=True, verify=_system_tls()) as client:
+        with _session() as client:
             response: ChatResponse = retrying(attempt, client)
             return response
 
     def _once(
-        self, client: httpx.Client, data: bytes, headers: dict[str, str], timeout: float, attempt: int
+        self, client: requests.Session, data: bytes, headers: dict[str, str], timeout: float, attempt: int
     ) -> ChatResponse:
-        import httpx
+        from requests.exceptions import InvalidSchema
+        from requests.exceptions import InvalidURL
+        from requests.exceptions import MissingSchema
+        from requests.exceptions import RequestException
 
         try:
-            with client.stream("POST", self.url, content=data, headers=headers, timeout=timeout) as reply:
-                if not reply.is_success:
+            with client.post(self.url, data=data, headers=headers, timeout=timeout, stream=True) as reply:
+                if not 200 <= reply.status_code < 300:
                     self._refuse(reply, attempt)
-                body = reply.read()
-        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+                body = reply.content
+        except (MissingSchema, InvalidSchema, InvalidURL) as exc:
             # A malformed base_url is a settings mistake, never worth a retry.
             raise ValueError(f"cannot send a request to {self.url!r}: {exc}") from None
-        except httpx.RequestError as exc:  # refused, reset, timed out, cut short
+        except RequestException as exc:  # refused, reset, timed out, cut short
             raise _Retryable(
                 f"cannot reach {self.url}: {str(exc) or type(exc).__name__}", None, "", None
             ) from None
@@ -185,10 +189,10 @@ class ChatClient:
             attempts=attempt,
         )
 
-    def _refuse(self, reply: httpx.Response, attempt: int) -> NoReturn:
+    def _refuse(self, reply: requests.Response, attempt: int) -> NoReturn:
         """Raise for a non-2xx answer: retryable statuses as such, the rest for good."""
         text = _body_text(reply)
-        status = f"{reply.status_code} {reply.reason_phrase}"
+        status = f"{reply.status_code} {reply.reason}"
         if reply.status_code in RETRYABLE_STATUS:
             raise _Retryable(status, reply.status_code, text, _retry_after(reply.headers))
         raise ModelEndpointError(
@@ -219,8 +223,34 @@ def _stop_at(deadline: float | None) -> stop_base:
 @functools.cache
 def _system_tls() -> ssl.SSLContext:
     """The system's trust store (and ``SSL_CERT_FILE``/``SSL_CERT_DIR``), as urllib would use:
-    httpx's own default is certifi's bundle, which misses a company's private CA."""
+    requests' own default is certifi's bundle, which misses a company's private CA."""
     return ssl.create_default_context()
+
+
+def _session() -> requests.Session:
+    """A session that trusts the system's store when no CA bundle is named (``REQUESTS_CA_BUNDLE``
+    or ``CURL_CA_BUNDLE`` still name one, as requests users expect)."""
+    import requests
+    from requests.adapters import HTTPAdapter
+
+    class SystemTrust(HTTPAdapter):
+        def build_connection_pool_key_attributes(
+            self, request: requests.PreparedRequest, verify: bool | str, cert: Any = None
+        ) -> tuple[dict[str, Any], dict[str, Any]]:
+            host, pool = super().build_connection_pool_key_attributes(request, verify, cert)
+            if verify is True:
+                pool["ssl_context"] = _system_tls()
+            return host, pool
+
+        def cert_verify(self, conn: Any, url: str, verify: bool | str, cert: Any) -> None:
+            super().cert_verify(conn, url, verify, cert)
+            if verify is True:  # the context holds the trust; certifi's bundle is not added to it
+                conn.ca_certs = None
+                conn.ca_cert_dir = None
+
+    session = requests.Session()
+    session.mount("https://", SystemTrust())
+    return session
 
 
 def _failure(state: RetryCallState) -> _Retryable:
@@ -231,18 +261,18 @@ def _failure(state: RetryCallState) -> _Retryable:
     return failure
 
 
-def _body_text(reply: httpx.Response) -> str:
-    import httpx
+def _body_text(reply: requests.Response) -> str:
+    from requests.exceptions import RequestException
 
     try:
-        data = reply.read()
-    except httpx.RequestError:  # the body was cut short: the status alone is the report
+        data = reply.content
+    except RequestException:  # the body was cut short: the status alone is the report
         return ""
     text = data.decode("utf-8", errors="replace").strip()
     return text if len(text) <= MAX_BODY_CHARS else text[:MAX_BODY_CHARS] + " [...]"
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
+def _retry_after(headers: CaseInsensitiveDict[str]) -> float | None:
     """Seconds from a ``Retry-After`` header (the HTTP-date form is ignored)."""
     value = headers.get("Retry-After")
     try:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from http.server import BaseHTTPRequestHandler
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,12 +36,13 @@ class Answer:
     body: str = json.dumps(COMPLETION)
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    length: int | None = None  # a Content-Length other than the body's: the body is cut short
 
 
 class Server:
     """Answers POSTs from a script (the last answer repeats) and records what it was sent."""
 
-    def __init__(self, answers: list[Answer]) -> None:
+    def __init__(self, answers: list[Answer], tls: ssl.SSLContext | None = None) -> None:
         self.answers = answers
         self.requests: list[dict[str, Any]] = []
         owner = self
@@ -56,7 +61,7 @@ class Server:
                     self.send_response(answer.status)
                     for name, value in answer.headers.items():
                         self.send_header(name, value)
-                    self.send_header("Content-Length", str(len(data)))
+                    self.send_header("Content-Length", str(answer.length or len(data)))
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
@@ -64,7 +69,10 @@ class Server:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+        scheme = "https" if tls is not None else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.httpd.server_address[1]}/v1"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self) -> None:
@@ -76,8 +84,8 @@ class Server:
 def serve() -> Iterator[Any]:
     servers: list[Server] = []
 
-    def start(*answers: Answer) -> Server:
-        servers.append(Server(list(answers)))
+    def start(*answers: Answer, tls: ssl.SSLContext | None = None) -> Server:
+        servers.append(Server(list(answers), tls))
         return servers[-1]
 
     yield start
@@ -210,3 +218,72 @@ def test_a_malformed_url_fails_at_once() -> None:
     with pytest.raises(ValueError, match="cannot send a request"):
         chat.complete({})
     assert sleeps == []
+
+
+def test_a_redirect_is_followed_with_the_request_kept(serve: Any) -> None:
+    server = serve(Answer(307, "", {"Location": "/v2/chat/completions"}), Answer())
+    chat, _ = client(server.url)
+    assert chat.complete({"model": "m"}).attempts == 1
+    assert [r["path"] for r in server.requests] == ["/v1/chat/completions", "/v2/chat/completions"]
+    assert json.loads(server.requests[1]["body"]) == {"model": "m"}
+
+
+def test_a_body_cut_short_is_retried_and_a_cut_error_body_leaves_the_status(serve: Any) -> None:
+    body = json.dumps(COMPLETION)
+    server = serve(Answer(body=body, length=len(body) + 100), Answer())
+    chat, sleeps = client(server.url, backoff=0.0)
+    assert chat.complete({}).attempts == 2 and len(sleeps) == 1
+    server = serve(Answer(401, "denied", length=500))
+    chat, _ = client(server.url)
+    with pytest.raises(ModelEndpointError) as caught:
+        chat.complete({})
+    assert (caught.value.status, caught.value.body, caught.value.attempts) == (401, "", 1)
+
+
+def test_a_proxy_comes_from_the_environment(serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    proxy = serve(Answer())
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens there: only the proxy can answer
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/v1"))
+    chat, _ = client(f"http://127.0.0.1:{port}/v1", retries=0)
+    assert chat.complete({}).message["content"] == "hi"
+    assert [r["path"] for r in proxy.requests] == [f"http://127.0.0.1:{port}/v1/chat/completions"]
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with pytest.raises(ModelEndpointError, match="cannot reach"):
+        chat.complete({})
+    assert len(proxy.requests) == 1
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a CA")
+def test_a_private_ca_is_trusted_through_the_system_store(
+    serve: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A company's own CA, named by SSL_CERT_FILE as for urllib and curl, is trusted; certifi's
+    bundle, which does not hold it, would refuse the endpoint."""
+    from pytest_swe.agentkit import chat as chat_module
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    server = serve(Answer(), tls=tls)
+    for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    chat_module._system_tls.cache_clear()
+    monkeypatch.setattr(chat_module, "_system_tls", chat_module._system_tls)
+    try:
+        chat, _ = client(server.url, retries=0)
+        with pytest.raises(ModelEndpointError, match="CERTIFICATE_VERIFY_FAILED"):
+            chat.complete({})
+        chat_module._system_tls.cache_clear()
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        assert chat.complete({}).message["content"] == "hi"
+    finally:
+        chat_module._system_tls.cache_clear()
