@@ -26,10 +26,10 @@ from pytest_swe.api.sandbox import SandboxSpec
 from pytest_swe.api.sandbox import this_run
 from pytest_swe.providers.docker import DockerPool
 from pytest_swe.providers.docker import DockerProvider
+from pytest_swe.providers.docker.factory import DockerFactory
 from pytest_swe.providers.docker.placement import HostSlots
 from pytest_swe.providers.docker.placement import HostView
 from pytest_swe.providers.docker.placement import rank
-from pytest_swe.providers.docker.pool import DockerFactory
 from pytest_swe.providers.docker.pool import parse_hosts
 from pytest_swe.runner.properties import ItemRecord
 

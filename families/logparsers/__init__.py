@@ -16,6 +16,7 @@ followed), these raise :class:`LogParseError`.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -23,15 +24,6 @@ from types import MappingProxyType
 from pytest_swe.api.errors import SweError
 from pytest_swe.grading import ProbeSpec
 
-from . import c
-from . import go
-from . import java
-from . import javascript
-from . import javascript_repos
-from . import php
-from . import python
-from . import ruby
-from . import rust
 from .base import LogParseError
 from .base import ParseContext
 from .base import Parser
@@ -67,32 +59,45 @@ DEFAULT_HARNESS_VERSION = "5.0.2"
 HARNESS_VERSIONS = ("5.0.2", "4.1.0")
 """Official harness releases whose parser behaviour is reproduced."""
 
-_CURRENT: dict[str, Parser] = {
-    **python.PARSERS,
-    **javascript_repos.PARSERS,
-    **javascript.PARSERS,
-    **c.PARSERS,
-    **go.PARSERS,
-    **java.PARSERS,
-    **php.PARSERS,
-    **ruby.PARSERS,
-    **rust.PARSERS,
-}
 
-_RELEASE_4_1: dict[str, Parser] = {
-    **_CURRENT,
-    **python.V4_PARSERS,
-    **javascript.V4_PARSERS,
-    **java.V4_PARSERS,
-}
+@functools.cache
+def _by_version() -> dict[str, Mapping[str, Parser]]:
+    """Every release's table, built on first use: a run replayed from the verdict cache parses
+    no log, and a family's own parsers need none of the other languages'."""
+    from . import c
+    from . import go
+    from . import java
+    from . import javascript
+    from . import javascript_repos
+    from . import php
+    from . import python
+    from . import ruby
+    from . import rust
 
-PARSERS: Mapping[str, Parser] = MappingProxyType(_CURRENT)
-"""Every official parser name -> its parser, with 5.0.2 behaviour."""
+    current: dict[str, Parser] = {
+        **python.PARSERS,
+        **javascript_repos.PARSERS,
+        **javascript.PARSERS,
+        **c.PARSERS,
+        **go.PARSERS,
+        **java.PARSERS,
+        **php.PARSERS,
+        **ruby.PARSERS,
+        **rust.PARSERS,
+    }
+    release_4_1: dict[str, Parser] = {
+        **current,
+        **python.V4_PARSERS,
+        **javascript.V4_PARSERS,
+        **java.V4_PARSERS,
+    }
+    return {"5.0.2": MappingProxyType(current), "4.1.0": MappingProxyType(release_4_1)}
 
-_BY_VERSION: dict[str, Mapping[str, Parser]] = {
-    "5.0.2": PARSERS,
-    "4.1.0": MappingProxyType(_RELEASE_4_1),
-}
+
+def __getattr__(name: str) -> Mapping[str, Parser]:
+    if name == "PARSERS":  # every official parser name -> its parser, with 5.0.2 behaviour
+        return _by_version()[DEFAULT_HARNESS_VERSION]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class UnknownParserError(SweError, KeyError):
@@ -100,7 +105,7 @@ class UnknownParserError(SweError, KeyError):
 
     def __init__(self, name: str, suggestions: list[str]) -> None:
         hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
-        super().__init__(f"unknown log parser {name!r}{hint} ({len(PARSERS)} parsers are known)")
+        super().__init__(f"unknown log parser {name!r}{hint} ({len(parsers_for())} parsers are known)")
         self.name = name
         self.suggestions = suggestions
 
@@ -111,7 +116,7 @@ class UnknownParserError(SweError, KeyError):
 def parsers_for(harness_version: str = DEFAULT_HARNESS_VERSION) -> Mapping[str, Parser]:
     """All parsers with the behaviour of one official harness release."""
     try:
-        return _BY_VERSION[harness_version]
+        return _by_version()[harness_version]
     except KeyError:
         known = ", ".join(HARNESS_VERSIONS)
         raise ValueError(f"no parsers for harness version {harness_version!r}; known: {known}") from None
@@ -119,8 +124,9 @@ def parsers_for(harness_version: str = DEFAULT_HARNESS_VERSION) -> Mapping[str, 
 
 def _close_names(name: str) -> list[str]:
     """Suggestions for a misspelt name, also when the ``parse_log_`` prefix was left off."""
-    short_names = {known.removeprefix("parse_log_"): known for known in PARSERS}
-    candidates = difflib.get_close_matches(name, list(PARSERS), n=3, cutoff=0.6)
+    known_names = list(parsers_for())
+    short_names = {known.removeprefix("parse_log_"): known for known in known_names}
+    candidates = difflib.get_close_matches(name, known_names, n=3, cutoff=0.6)
     for short in difflib.get_close_matches(
         name.removeprefix("parse_log_"), list(short_names), n=3, cutoff=0.6
     ):

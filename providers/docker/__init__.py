@@ -15,14 +15,15 @@ questions a run replayed from the verdict cache asks, over a local socket withou
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pytest_swe.api.sandbox import ProviderFactory
 
 from .engine import README_ENGINE_SECTION
 from .engine import unreachable_message
-from .pool import DockerFactory
-from .pool import DockerPool
+from .factory import DockerFactory
 from .provider import DockerProvider
 from .provider import parse_size
 from .sandbox import DockerSandbox
@@ -35,6 +36,15 @@ __all__ = [
     "parse_size",
     "unreachable_message",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`DockerPool` on first use: a run without ``hosts`` does not import the pool."""
+    if name == "DockerPool":
+        from .pool import DockerPool
+
+        return DockerPool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @pytest.hookimpl

@@ -587,15 +587,3 @@ def stream_image(source: PoolHost, target: PoolHost, image: str) -> None:
         writer.close()
     if not target.has_image(image):
         raise InfraError("image_missing", f"{image} was streamed to {target.host_name} but is not there")
-
-
-class DockerFactory:
-    """``provider: docker``: the one engine of ``host`` (or DOCKER_HOST), or a pool when ``hosts`` lists several."""
-
-    name = "docker"
-    capabilities = DockerProvider.capabilities
-
-    def __call__(self, options: Mapping[str, Any], run: RunInfo) -> DockerProvider | DockerPool:
-        if options.get("hosts"):
-            return DockerPool(options, run)
-        return DockerProvider(options, run)

@@ -212,10 +212,10 @@ class CallsEndpoint(Protocol):
 
 def endpoint_url(agent: object) -> str | None:
     """The model endpoint an agent will call (``agent.endpoint.base_url``), if it has one."""
-    from pytest_swe.agentkit.endpoint import ModelEndpoint
-
     if not isinstance(agent, CallsEndpoint):
         return None
+    from pytest_swe.agentkit.endpoint import ModelEndpoint
+
     endpoint = agent.endpoint
     if isinstance(endpoint, ModelEndpoint) and endpoint.base_url:
         return endpoint.base_url
