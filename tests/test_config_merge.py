@@ -90,7 +90,7 @@ def test_a_mapping_over_a_list_names_the_key(tmp_path: Path) -> None:
     for text in ("family_options: {skip: {a: 1}}\n", "family_options: {skip: {a: '${name}'}}\n"):
         bench = tmp_path / "b.yaml"
         bench.write_text(f"extends: _base.yaml\ndataset: rows.jsonl\n{text}")
-        with pytest.raises(ConfigError, match="cannot merge config.*a mapping and a list cannot be merged"):
+        with pytest.raises(ConfigError, match=r"cannot merge config.*a mapping and a list cannot be merged"):
             load_benchmark(bench)
     with pytest.raises(ConfigError, match=r"cannot merge config at family_options\.skip: a mapping"):
         config._merge_plain([{"family_options": {"skip": [1]}}, {"family_options": {"skip": {}}}], "b")
