@@ -108,7 +108,9 @@ def test_the_layers_are_not_changed_by_the_merge() -> None:
 def test_interpolation_and_missing_values_still_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BENCH_EVAL", "77")
     bench = tmp_path / "b.yaml"
-    bench.write_text("dataset: rows.jsonl\ntimeouts: {eval: '${oc.env:BENCH_EVAL}', agent: '${timeouts.eval}'}\n")
+    bench.write_text(
+        "dataset: rows.jsonl\ntimeouts: {eval: '${oc.env:BENCH_EVAL}', agent: '${timeouts.eval}'}\n"
+    )
     settings_ = load_benchmark(bench)
     assert (settings_.timeouts.eval, settings_.timeouts.agent) == (77, 77)
     bench.write_text("dataset:\n  source: ???\n")
