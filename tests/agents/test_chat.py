@@ -245,7 +245,7 @@ def test_a_proxy_comes_from_the_environment(serve: Any, monkeypatch: pytest.Monk
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # nothing listens there: only the proxy can answer
-    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/v1"))
     chat, _ = client(f"http://127.0.0.1:{port}/v1", retries=0)
