@@ -3,7 +3,8 @@
 Layers, lowest first: built-in defaults < base files named by ``extends`` < the benchmark
 file < ``--swe-config FILE`` < ``--swe-set key=value`` (dotlist). Values left ``???`` are
 reported together in one error, and pydantic errors name the dotted path, so a bad config
-fails before any sandbox exists.
+fails before any sandbox exists. Layers of plain data are merged as OmegaConf would merge them,
+without importing it; interpolations, ``???`` and anything else go to OmegaConf.
 """
 
 from __future__ import annotations
