@@ -24,6 +24,7 @@ from types import MappingProxyType
 from pytest_swe.api.errors import SweError
 from pytest_swe.grading import ProbeSpec
 
+from . import python as python_parsers
 from .base import LogParseError
 from .base import ParseContext
 from .base import Parser
@@ -44,6 +45,7 @@ __all__ = [
     "Parser",
     "PytestGrammar",
     "UnknownParserError",
+    "check_parser",
     "get_parser",
     "parse_log",
     "parse_log_pytest",
@@ -142,6 +144,13 @@ def get_parser(name: str, *, harness_version: str = DEFAULT_HARNESS_VERSION) -> 
         return parsers[name]
     except KeyError:
         raise UnknownParserError(name, _close_names(name)) from None
+
+
+def check_parser(name: str) -> None:
+    """Raise :class:`UnknownParserError` unless ``name`` is a registered parser. A Python parser's
+    name (most rows') is checked without building the other languages' tables."""
+    if name not in python_parsers.PARSERS:
+        get_parser(name)
 
 
 def parse_log(

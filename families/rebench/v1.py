@@ -91,7 +91,7 @@ def read_v1_specs(row: Mapping[str, Any], row_id: str) -> RebenchSpecs:
 
 def resolve_v1_parser(name: str, row_id: str) -> str:
     """The fork registers its parsers by repository and by three names; both are accepted."""
-    from pytest_swe.families.logparsers import get_parser
+    from pytest_swe.families.logparsers import check_parser
     from pytest_swe.families.logparsers import parser_name_for_repo
 
     if "/" in name:
@@ -102,7 +102,7 @@ def resolve_v1_parser(name: str, row_id: str) -> str:
             "install_config.log_parser", f"names repository {name!r}, which has no known parser", row=row_id
         )
     try:
-        get_parser(name)
+        check_parser(name)
     except KeyError as exc:
         raise RowError("install_config.log_parser", str(exc), row=row_id) from None
     return name

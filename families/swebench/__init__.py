@@ -152,8 +152,7 @@ def _eval_script_for(task: Task, settings: BenchmarkSettings) -> str:
 
 
 def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str, settings: BenchmarkSettings) -> str:
-    from pytest_swe.families.logparsers import PARSERS
-    from pytest_swe.families.logparsers import get_parser
+    from pytest_swe.families.logparsers import check_parser
     from pytest_swe.families.logparsers import parser_name_for_repo
 
     name = optional_str(row, "log_parser", row_id=row_id)
@@ -164,11 +163,10 @@ def _parser_name(row: Mapping[str, Any], repo: str | None, row_id: str, settings
         )
         if not name:
             raise RowError("log_parser", f"is missing and repo {repo!r} has no known parser", row=row_id)
-    if name not in PARSERS:
-        try:
-            get_parser(name)
-        except KeyError as exc:
-            raise RowError("log_parser", str(exc.args[0] if exc.args else exc), row=row_id) from None
+    try:
+        check_parser(name)
+    except KeyError as exc:
+        raise RowError("log_parser", str(exc.args[0] if exc.args else exc), row=row_id) from None
     return name
 
 

@@ -7,6 +7,9 @@ even on a machine without the official package.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from pytest_swe.api.verdict import TestStatus
@@ -16,6 +19,7 @@ from pytest_swe.families.logparsers import PARSERS
 from pytest_swe.families.logparsers import LogParseError
 from pytest_swe.families.logparsers import ParseContext
 from pytest_swe.families.logparsers import UnknownParserError
+from pytest_swe.families.logparsers import check_parser
 from pytest_swe.families.logparsers import get_parser
 from pytest_swe.families.logparsers import parse_log
 from pytest_swe.families.logparsers import parser_name_for_repo
@@ -88,6 +92,27 @@ def test_unknown_parser_without_close_names() -> None:
         get_parser("zzzzzzzz")
     assert raised.value.suggestions == []
     assert "did you mean" not in str(raised.value)
+
+
+def test_check_parser_knows_every_registered_name_and_only_those() -> None:
+    for name in PARSERS:
+        check_parser(name)
+    with pytest.raises(UnknownParserError) as raised:
+        check_parser("parse_log_gotst")
+    assert raised.value.suggestions[0] == "parse_log_gotest"
+
+
+def test_a_python_parser_name_is_checked_without_the_other_languages() -> None:
+    code = (
+        "import sys\n"
+        "from pytest_swe.families.logparsers import check_parser\n"
+        "check_parser('parse_log_pytest')\n"
+        "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('pytest_swe.families.logparsers.')))\n"
+        "check_parser('parse_log_gotest')\n"
+        "print('pytest_swe.families.logparsers.go' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:2] == ["['base', 'python', 'repos']", "True"]
 
 
 def test_parse_log_defaults_the_context() -> None:
