@@ -196,10 +196,11 @@ def test_a_run_replayed_from_the_verdict_cache_loads_no_docker_sdk(
     assert "pytest_swe.providers.docker" in replayed
     # psutil is not in the list: the run's start reaps orphans, and when the engine holds other
     # runs' sandboxes (as it does while the suite runs in parallel) it asks whether their owners live.
-    # Nor OmegaConf (the demo's file is plain data) or the pool (no hosts:).
+    # Nor OmegaConf (the demo's file is plain data), the pool (no hosts:) or another language's parsers.
     library = ("docker", "requests", "urllib3", "tenacity", "omegaconf")
     assert [m for m in replayed if m.split(".")[0] in library] == []
     assert "pytest_swe.providers.docker.pool" not in replayed
+    assert "pytest_swe.families.logparsers.java" not in replayed
     # Nor the grading pipeline: a hit needs the key's names (pytest_swe.grading.spec), not the rules.
     assert "pytest_swe.grading.spec" in replayed
     assert [
