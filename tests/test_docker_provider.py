@@ -200,6 +200,28 @@ def test_reaper_removes_orphans_of_a_dead_owner(docker_engine: Any, base_image: 
     assert not labelled_containers(docker_engine, run=run_id)
 
 
+def test_the_reap_waits_for_a_removal_under_way_instead_of_asking_again(
+    provider: DockerProvider, docker_engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last item's container is still being removed when the run's end reaps: asked again, the
+    engine answers "removal already in progress" and the reap waits out a retry's back-off."""
+    sb = provider.create(SandboxSpec(image=BASE_IMAGE))
+    calls: list[str] = []
+    remove = provider.remove
+
+    def slow_remove(container_id: str, attempts: int = 4) -> Any:
+        calls.append(container_id)
+        time.sleep(0.5)  # a busy engine: the reap lists the container before it is gone
+        return remove(container_id, attempts)
+
+    monkeypatch.setattr(provider, "remove", slow_remove)
+    removal = provider.remove_soon(sb.id)
+    assert provider.reap(run_id=provider.run.run_id) == [sb.id[:12]]
+    assert removal.done() and removal.result().removed
+    assert calls == [sb.id]
+    assert not labelled_containers(docker_engine, run=provider.run.run_id)
+
+
 def test_ttl_ends_an_abandoned_container(provider: DockerProvider, docker_engine: Any) -> None:
     sb = provider.create(SandboxSpec(image=BASE_IMAGE, ttl=2))
     deadline = time.monotonic() + 20

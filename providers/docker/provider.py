@@ -71,6 +71,8 @@ class DockerProvider:
         self._client: Any = None
         self._lock = threading.Lock()
         self._removals: concurrent.futures.ThreadPoolExecutor | None = None
+        self._removing: dict[str, concurrent.futures.Future[CleanupResult]] = {}
+        """Removals :meth:`remove_soon` started and not finished, by container id."""
 
     def _ready(self) -> None:
         """What must hold before the engine is asked anything: nothing for Docker (Podman starts
@@ -297,7 +299,30 @@ class DockerProvider:
                 self._removals = concurrent.futures.ThreadPoolExecutor(
                     max_workers=REMOVE_PARALLEL, thread_name_prefix="pytest-swe-remove"
                 )
-            return self._removals.submit(self.remove, container_id)
+            future = self._removals.submit(self.remove, container_id)
+            self._removing[container_id] = future
+        future.add_done_callback(lambda done: self._removed(container_id, done))
+        return future
+
+    def _removed(self, container_id: str, done: concurrent.futures.Future[CleanupResult]) -> None:
+        with self._lock:
+            if self._removing.get(container_id) is done:
+                del self._removing[container_id]
+
+    def _removed_already(self, container_ids: list[str]) -> set[str]:
+        """Those of ``container_ids`` a removal of :meth:`remove_soon` took away, waited for: a second
+        request for a container being removed meets "removal already in progress" and waits out a
+        retry's back-off (a quarter of a second at the end of every run)."""
+        with self._lock:
+            started = {cid: self._removing[cid] for cid in container_ids if cid in self._removing}
+        gone = set()
+        for cid, future in started.items():
+            try:
+                if future.result().removed:
+                    gone.add(cid)
+            except Exception:  # cancelled or broken: the reap removes it itself
+                continue
+        return gone
 
     def reap(
         self,
@@ -336,10 +361,15 @@ class DockerProvider:
                 doomed.append(info["Id"])
         if not doomed:
             return []
-        # In parallel: after a Ctrl-C every sandbox of the run goes at once, not one after the other.
-        with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(doomed))) as pool:
-            results = list(pool.map(self.remove, doomed))
-        return [cid[:12] for cid, result in zip(doomed, results, strict=True) if result.removed]
+        gone = self._removed_already(doomed)
+        rest = [cid for cid in doomed if cid not in gone]
+        results = []
+        if rest:
+            # In parallel: after a Ctrl-C every sandbox of the run goes at once, not one after the other.
+            with concurrent.futures.ThreadPoolExecutor(max_workers=min(REAP_PARALLEL, len(rest))) as pool:
+                results = list(pool.map(self.remove, rest))
+        removed = gone | {cid for cid, result in zip(rest, results, strict=True) if result.removed}
+        return [cid[:12] for cid in doomed if cid in removed]
 
     def close(self) -> None:
         with self._lock:
