@@ -243,6 +243,7 @@ def shared_run(
     run = SweRun(result, Path(data["junit"]), Path(data["run_dir"]))  # type: ignore[arg-type]
     if run.junit.exists():
         run.cases = report.read_cases(run.junit)
+        run.suite = report.read_suite_properties(run.junit)
     return MeasuredRun(run, data["rss"], data["extra"]), project
 
 
