@@ -1,0 +1,207 @@
+"""The probe's walks of the site directories and the repository find what ``os.walk`` finds.
+
+Every step of the probe walks the site directories for compiled files, and a real environment
+holds tens of thousands of files, so the walk is a ``scandir`` loop of its own. These tests hold
+it to the plain definition (``os.walk`` with the same pruning, the same link handling and the
+same stat key) on generated trees: links to files, to directories, to nothing and to an ancestor,
+pruned directory names, and names that only look like compiled files.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from test_probe_copies import load_hook
+
+HOOK = load_hook()
+
+NAMES = [
+    "a",
+    "b",
+    "__pycache__",
+    ".git",
+    "node_modules",
+    "x.pyc",
+    "m.cpython-311.pyc",
+    "n.py",
+    "y__pycache__z",
+]
+"""Path parts: plain names, the pruned directories, and names that are (or only look like) compiled files."""
+
+
+def reference_walk(top: str) -> list[tuple[str, str, str]]:
+    """The walk as the probe first defined it: os.walk, pruned, every relative path normalized."""
+    out = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in HOOK.SKIP_DIRS]
+        rel_root = os.path.relpath(root, top)
+        for name in files:
+            out.append((name, os.path.normpath(os.path.join(rel_root, name)), os.path.join(root, name)))
+        for name in list(dirs):
+            full = os.path.join(root, name)
+            if os.path.islink(full):
+                out.append((name, os.path.normpath(os.path.join(rel_root, name)), full))
+    return out
+
+
+def reference_compiled(top: str, since: int) -> list[str]:
+    found = []
+    for _name, _rel, full in reference_walk(top):
+        if full.endswith(".pyc") and "__pycache__" in full:
+            try:
+                if os.lstat(full).st_ctime_ns >= since:
+                    found.append(full)
+            except OSError:
+                pass
+    return found
+
+
+paths = st.lists(st.sampled_from(NAMES), min_size=1, max_size=4).map(lambda parts: "/".join(parts))
+entries = st.lists(
+    st.one_of(
+        st.tuples(st.just("dir"), paths),
+        st.tuples(st.just("file"), paths, st.integers(0, 40)),
+        st.tuples(st.just("link"), paths, st.one_of(paths, st.just(".."), st.just("/outside"))),
+    ),
+    max_size=30,
+)
+
+
+def build(root: Path, spec: list[tuple[Any, ...]]) -> Path:
+    """The tree under ``root/top``; ``root/outside`` holds compiled files a link may lead to."""
+    top, outside = root / "top", root / "outside" / "__pycache__"
+    top.mkdir()
+    outside.mkdir(parents=True)
+    (outside / "o.pyc").write_bytes(b"o")
+    for kind, rel, *rest in spec:
+        path = top / rel
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "dir":
+                path.mkdir(exist_ok=True)
+            elif kind == "file":
+                path.write_bytes(b"x" * rest[0])
+            else:
+                target = rest[0]
+                if target == "/outside":
+                    os.symlink(outside.parent, path)
+                elif target == "..":
+                    os.symlink("..", path)
+                else:
+                    os.symlink(top / target, path)
+        except OSError:
+            continue  # a part that is a file, a name already taken: the tree as far as it goes
+    return top
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries, st.integers(0, 3))
+def test_the_compiled_files_are_those_os_walk_finds(spec: list[tuple[Any, ...]], cut: int) -> None:
+    """Every compiled file (``since`` 0), or those changed since a stamp taken partway through."""
+    with tempfile.TemporaryDirectory() as tmp:
+        top = build(Path(tmp), spec)
+        since = 0
+        if cut:
+            since = HOOK.change_stamp(tmp)
+            for path in sorted(top.rglob("*.pyc"))[::cut]:
+                if path.is_file() and not path.is_symlink():
+                    path.write_bytes(path.read_bytes())
+        assert sorted(HOOK.compiled_since(str(top), since)) == sorted(reference_compiled(str(top), since))
+        assert sorted(HOOK.walk(str(top))) == sorted(reference_walk(str(top)))
+
+
+def test_a_tree_with_every_kind_of_entry(tmp_path: Path) -> None:
+    """One fixed tree, so that the cases the generated ones may miss are always there."""
+    top = build(
+        tmp_path,
+        [
+            ("file", "a/__pycache__/m.cpython-311.pyc", 7),
+            ("file", ".git/__pycache__/m.cpython-311.pyc", 3),
+            ("file", "node_modules/__pycache__/x.pyc", 3),
+            ("file", "y__pycache__z/x.pyc", 5),
+            ("file", "b/x.pyc", 2),
+            ("link", "a/__pycache__/x.pyc", "a/__pycache__/m.cpython-311.pyc"),
+            ("link", "b/__pycache__", "/outside"),
+            ("link", "b/n.py", "nowhere"),
+            ("link", "a/.git", "a"),
+            ("link", "a/b", ".."),
+        ],
+    )
+    found = HOOK.compiled_since(str(top), 0)
+    assert sorted(found) == sorted(reference_compiled(str(top), 0))
+    assert sorted(os.path.relpath(p, top) for p in found) == [
+        "a/__pycache__/m.cpython-311.pyc",
+        "a/__pycache__/x.pyc",
+        "y__pycache__z/x.pyc",
+    ]
+
+
+def test_a_compiled_file_rewritten_with_its_old_time_put_back_is_still_found(tmp_path: Path) -> None:
+    """What an install step can do to a compiled file (write it in place, rename or link another
+    over it, then set the modification time back) changes its change time, which it cannot set."""
+    site = tmp_path / "site-packages"
+    cache = site / "pkg" / "__pycache__"
+    cache.mkdir(parents=True)
+    names = ["inplace", "renamed", "linked", "untouched"]
+    for name in names:
+        (cache / f"{name}.cpython-311.pyc").write_bytes(b"good")
+    spare = tmp_path / "spare.pyc"
+    spare.write_bytes(b"evil")
+    old = os.lstat(cache / "inplace.cpython-311.pyc")
+    since = HOOK.change_stamp(str(tmp_path))
+    (cache / "inplace.cpython-311.pyc").write_bytes(b"evil")
+    os.rename(spare, cache / "renamed.cpython-311.pyc")
+    os.unlink(cache / "linked.cpython-311.pyc")
+    spare.write_bytes(b"evil")
+    os.link(spare, cache / "linked.cpython-311.pyc")
+    for name in names[:3]:
+        os.utime(cache / f"{name}.cpython-311.pyc", ns=(old.st_atime_ns, old.st_mtime_ns))
+    found = HOOK.compiled_since(str(site), since)
+    assert sorted(os.path.basename(p).split(".")[0] for p in found) == ["inplace", "linked", "renamed"]
+    # the repository's compiled files are compared by their stat key, which holds the change time
+    before = HOOK.stat_key(str(cache / "untouched.cpython-311.pyc"))
+    data = (cache / "untouched.cpython-311.pyc").read_bytes()
+    mtime = os.lstat(cache / "untouched.cpython-311.pyc").st_mtime_ns
+    (cache / "untouched.cpython-311.pyc").write_bytes(data)
+    os.utime(cache / "untouched.cpython-311.pyc", ns=(mtime, mtime))
+    assert HOOK.stat_key(str(cache / "untouched.cpython-311.pyc")) != before
+
+
+def a_tick_later(path: Path) -> None:
+    """Wait until the kernel stamps a new file later than ``path``: a file changed in the same tick
+    as the snapshot's stamp counts as changed after it (removing a compiled file is always safe),
+    and an image's files are older than any sandbox."""
+    probe_file = path.with_name("tick")
+    while True:
+        probe_file.write_bytes(b"")
+        if os.lstat(probe_file).st_ctime_ns > os.lstat(path).st_ctime_ns:
+            probe_file.unlink()
+            return
+        time.sleep(0.001)
+
+
+def test_the_check_before_the_tests_removes_compiled_files_changed_since_the_snapshot(tmp_path: Path) -> None:
+    repo, site, probe_dir = tmp_path / "repo", tmp_path / "site-packages", tmp_path / "probe"
+    for d in (repo, probe_dir, site / "pkg" / "__pycache__"):
+        d.mkdir(parents=True)
+    (site / "pkg" / "__pycache__" / "old.cpython-311.pyc").write_bytes(b"image")
+    (site / "pkg" / "__pycache__" / "kept.cpython-311.pyc").write_bytes(b"image")
+    a_tick_later(site / "pkg" / "__pycache__" / "kept.cpython-311.pyc")
+    plan = {"repo": str(repo), "dir": str(probe_dir), "site_dirs": [str(site)]}
+    HOOK.cmd_snapshot(plan)
+    snap = HOOK.load(str(probe_dir / "snapshot.json"))
+    assert not any(key.endswith(".pyc") for key in snap["site"]), "no record of each compiled file"
+    old = os.lstat(site / "pkg" / "__pycache__" / "old.cpython-311.pyc")
+    (site / "pkg" / "__pycache__" / "old.cpython-311.pyc").write_bytes(b"plant")
+    os.utime(site / "pkg" / "__pycache__" / "old.cpython-311.pyc", ns=(old.st_atime_ns, old.st_mtime_ns))
+    (site / "pkg" / "__pycache__" / "new.cpython-311.pyc").write_bytes(b"plant")
+    done, compiled = HOOK.neutralize({**plan, "test_patch_paths": [], "shadow_names": []}, snap)
+    assert compiled == 2 and done == []
+    assert sorted(p.name for p in (site / "pkg" / "__pycache__").iterdir()) == ["kept.cpython-311.pyc"]
