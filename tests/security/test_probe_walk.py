@@ -198,6 +198,8 @@ def test_the_check_before_the_tests_removes_compiled_files_changed_since_the_sna
     HOOK.cmd_snapshot(plan)
     snap = HOOK.load(str(probe_dir / "snapshot.json"))
     assert not any(key.endswith(".pyc") for key in snap["site"]), "no record of each compiled file"
+    assert list(snap["since"]) == [str(site)] and isinstance(snap["since"][str(site)], int)
+    assert sorted(os.listdir(site)) == ["pkg"], "the stamp's file is gone"
     old = os.lstat(site / "pkg" / "__pycache__" / "old.cpython-311.pyc")
     (site / "pkg" / "__pycache__" / "old.cpython-311.pyc").write_bytes(b"plant")
     os.utime(site / "pkg" / "__pycache__" / "old.cpython-311.pyc", ns=(old.st_atime_ns, old.st_mtime_ns))

@@ -97,14 +97,21 @@ def change_time(st):
 
 
 def change_stamp(d):
-    """The kernel's change time of a file written now: a file created or changed after this moment
-    (written in place, renamed or linked into place) has one at least as late, whatever its
-    modification time says. Taken from a file, not from the clock: both come from the kernel's
-    coarse clock that stamps files, which may lag the fine one by a tick."""
-    path = os.path.join(d, "since")
-    with open(path, "w") as fh:
-        fh.write("")
-    return change_time(os.lstat(path))
+    """The kernel's change time of a file created in ``d`` now and removed: a file of that file
+    system created or changed after this moment (written in place, renamed or linked into place)
+    has one at least as late, whatever its modification time says. Taken from a file, not from
+    the clock: both come from the kernel's coarse clock that stamps files, which may lag the fine
+    one by a tick, and in the same file system, whose stamps may be as coarse as a second. None
+    where nothing can be created in ``d``."""
+    path = os.path.join(d, ".pytest-swe-stamp-%d" % os.getpid())
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        return None
+    try:
+        return change_time(os.lstat(path))
+    finally:
+        os.unlink(path)
 
 
 def read_text(path):
@@ -392,8 +399,9 @@ def cmd_snapshot(plan):
     # Every copy in one file ([offset, size] each): a new file in a container's writable layer
     # costs milliseconds, and the test runner alone has a hundred files.
     copies = os.path.join(d, "copies.bin")
-    since = change_stamp(d)
     dirs = site_dirs(repo, plan.get("site_dirs"))
+    here = change_stamp(d)
+    since = dict((top, change_stamp(top) or here) for top in dirs)
     rstate, names = repo_state(repo)
     sstate = site_state(dirs)
     with open(copies, "wb") as out:
@@ -571,11 +579,10 @@ def neutralize(plan, snap):
     compiled = [0]  # compiled files are caches: removing them is always safe, so they are counted
     old_site = snap["site"]
     new_site = site_state(snap["site_dirs"])
-    if snap.get("since") is not None:
-        for top in snap["site_dirs"]:
-            for path in compiled_since(top, snap["since"]):
-                remove(path)
-                compiled[0] += 1
+    for top, since in sorted((snap.get("since") or {}).items()):
+        for path in compiled_since(top, since or 0):
+            remove(path)
+            compiled[0] += 1
     for path in sorted(set(old_site) | set(new_site)):
         old, new = old_site.get(path), new_site.get(path)
         kind = (new or old)["kind"]
