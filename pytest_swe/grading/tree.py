@@ -3,7 +3,13 @@
 Before the patch is applied the tree is recorded (HEAD, files already dirty in the image, a
 fingerprint of ``.git`` metadata, a time stamp, the names at the import roots). Afterwards what
 changed is read back from git (content changes of tracked files) and the file system (every
-file written since the stamp, ignored directories included), so no diff syntax can hide a path.
+file changed since the stamp, ignored directories included), so no diff syntax can hide a path.
+
+The file system is asked by change time (``find -cnewer``), which only the kernel sets: a file
+the image holds with a modification time in the future is not taken for one the patch wrote, and
+one the patch wrote is seen whatever its modification time. Where ``find`` has no ``-cnewer``
+(BusyBox), by modification time, with the files already newer than the stamp listed before the
+patch and left out: a second walk of the whole tree, which the change time makes unneeded.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ PRINT_BUNDLE = 'LC_ALL=C wc -c -- "$@"; echo --; cat -- "$@"'
 a ``wc -c`` listing (LC_ALL=C: its sum line is always ``total``), a line ``--``, their bytes."""
 
 GIT_FUNCTIONS = r"""
+by_change_time() { find "$d/stamp" -maxdepth 0 -cnewer "$d/stamp" >/dev/null 2>&1; }
 g() { git -c core.fsmonitor= -c core.hooksPath=/dev/null "$@"; }
 gitmeta() {
   if [ -f .git ]; then echo GITFILE; sha256sum .git; return; fi
@@ -58,7 +65,7 @@ g diff --name-only -z --no-renames HEAD > "$d/dirty" 2>/dev/null
 for r in {roots}; do [ -d "$r" ] && (cd "$r" && ls -A | sed "s|^|$r/|"); done > "$d/roots" 2>/dev/null
 : > "$d/stamp"
 sleep 0.01
-find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/future" 2>/dev/null
+by_change_time || find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/future" 2>/dev/null
 bundle "$d/before" head dirty future gitmeta.before gitstate roots
 exit 0
 """
@@ -69,7 +76,8 @@ d={dir}
 {functions}
 gitmeta > "$d/gitmeta.after"
 g diff --name-status -z --no-renames HEAD > "$d/tracked" 2>/dev/null
-find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/new" 2>/dev/null
+if by_change_time; then newer=-cnewer; else newer=-newer; fi
+find . -path ./.git -prune -o ! -type d "$newer" "$d/stamp" -print0 > "$d/new" 2>/dev/null
 GIT_LITERAL_PATHSPECS=1 xargs -0 -r git -c core.fsmonitor= ls-files -z --others -- < "$d/new" > "$d/untracked" 2>/dev/null
 bundle "$d/after" tracked new untracked gitmeta.after
 exit 0

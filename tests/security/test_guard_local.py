@@ -214,7 +214,25 @@ def test_a_plain_diff_announcing_a_new_test_file_as_an_edit_is_read_from_the_tre
     assert "return 2" in (repo / "pkg" / "core.py").read_text()
 
 
-def test_what_the_image_had_before_is_not_the_patch(repo: Path) -> None:
+def find_without_cnewer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``find`` on PATH that has no ``-cnewer``, as BusyBox's has none."""
+    shim = tmp_path / "busybox-find"
+    shim.mkdir()
+    real = shutil.which("find")
+    (shim / "find").write_text(
+        f'#!/bin/sh\nfor a in "$@"; do [ "$a" = -cnewer ] && {{ echo "find: unrecognized: $a" >&2; exit 1; }}; done\n'
+        f'exec {real} "$@"\n'
+    )
+    (shim / "find").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize("finder", ["gnu", "busybox"])
+def test_what_the_image_had_before_is_not_the_patch(
+    repo: Path, finder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if finder == "busybox":
+        find_without_cnewer(tmp_path, monkeypatch)
     (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
     (repo / "pkg" / "core.py").write_text("def f():\n    return 1  # dirty in the image\n")
     future = repo / "tests" / "data_future.txt"
@@ -225,6 +243,27 @@ def test_what_the_image_had_before_is_not_the_patch(repo: Path) -> None:
     applied, integrity, ctx = apply(repo, patch)
     assert applied and integrity.neutralized == [] and integrity.findings == []
     assert ctx.tree.git_after_run() == []
+    # by change time the file in the future needs no list of its own (a walk of the tree fewer)
+    assert ctx.tree._future == ({"tests/data_future.txt"} if finder == "busybox" else set())
+
+
+@pytest.mark.parametrize("finder", ["gnu", "busybox"])
+def test_a_file_the_patch_writes_among_ignored_ones_is_seen_by_either_find(
+    repo: Path, finder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if finder == "busybox":
+        find_without_cnewer(tmp_path, monkeypatch)
+    (repo / "build").mkdir()
+    (repo / "build" / "old.txt").write_text("there before, ignored\n")
+    patch = (
+        "diff --git a/build/conftest.py b/build/conftest.py\nnew file mode 100644\n--- /dev/null\n"
+        "+++ b/build/conftest.py\n@@ -0,0 +1 @@\n+X = 1\n"
+    )
+    applied, integrity, _ = apply(repo, patch)
+    assert applied
+    seen = [n.split(" (", 1)[0] for n in integrity.neutralized]
+    assert seen == ["build/conftest.py"], integrity.neutralized  # seen, and put back
+    assert not (repo / "build" / "conftest.py").exists() and (repo / "build" / "old.txt").exists()
 
 
 def test_a_patch_that_changes_git_is_not_run_under_strict(repo: Path) -> None:
