@@ -7,10 +7,12 @@ script builds (once) a large-environment image from a demo row's image: real whe
 package index (numpy, scipy, matplotlib, pandas, sympy, django, astropy, sphinx, hypothesis,
 ...) unpacked and compiled where an official image keeps its ``testbed`` environment (about
 26,000 files, 760 MB), and a few of them where it keeps the conda base. The row's tests still run
-on the image's own Python; the probe looks at every site directory either way. Then it runs the
-row with the gold agent on the demo image and on the large one, under ``strict`` and under
-``eval.policy=official``, the four interleaved for N rounds, and prints the medians of the eval
-phase (``time_script``) and of the item, and what ``strict`` adds in each environment.
+on the image's own Python; the probe looks at every site directory either way. A second image
+holds a repository of real size instead: Django's source distribution (6,809 files) committed
+into the row's repository, the row's base commit moved to that commit. Then it runs the row with
+the gold agent on the three images, under ``strict`` and under ``eval.policy=official``, the six
+interleaved for N rounds, and prints the medians of the apply (``time_apply``), of the eval phase
+(``time_script``) and of the item, and what ``strict`` adds to the eval phase on each image.
 
 Needs the Docker engine, the demo images (``scripts/setup.sh``) and, to build the image once,
 the package index (the sandboxes themselves have no network).
@@ -136,6 +138,30 @@ def build_large(base: str, name: str) -> None:
             raise SystemExit(f"building {name} failed:\n{out.stderr[-2000:]}")
 
 
+def build_large_repo(base: str, name: str) -> None:
+    """``base`` with Django's source distribution committed into its repository (/testbed)."""
+    with tempfile.TemporaryDirectory(prefix="bench-probe-") as tmp:
+        context = Path(tmp)
+        command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary=:all:", "--no-deps"]
+        subprocess.run([*command, "-d", str(context), "django==5.1.4"], check=True)
+        archive = next(context.glob("*.tar.gz"))
+        shutil.unpack_archive(archive, context)
+        next(p for p in context.iterdir() if p.is_dir()).rename(context / "vendor")
+        (context / "Dockerfile").write_text(
+            f"FROM {base}\nCOPY vendor /testbed/vendor/django\n"
+            "RUN cd /testbed && git add -A vendor && git -c user.name=bench -c user.email=bench@localhost "
+            "commit -q -m vendor && git rev-parse HEAD > /base_commit\n"
+        )
+        out = docker("build", "-q", "-t", name, str(context))
+        if out.returncode != 0:
+            raise SystemExit(f"building {name} failed:\n{out.stderr[-2000:]}")
+
+
+def repo_size(image: str) -> str:
+    out = docker("run", "--rm", "--network", "none", image, "sh", "-c", "cd /testbed && git ls-files | wc -l")
+    return f"{out.stdout.strip()} files in the repository"
+
+
 def environment_size(image: str) -> str:
     """Files and size of the site directories the probe finds in ``image`` (as its globs do)."""
     dirs = "/usr/lib/python3/dist-packages /usr/lib/python*/*-packages /usr/local/lib/python*/*-packages "
@@ -161,7 +187,11 @@ def run_once(benchmark: Path, work: Path, extra: list[str]) -> dict[str, float]:
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     if props.get("resolved") != "true":
         raise SystemExit(f"{benchmark.name} {' '.join(extra)}: not resolved ({props.get('outcome')})")
-    return {"script": float(props["time_script"] or 0), "item": float(case.get("time") or 0)}
+    return {
+        "apply": float(props["time_apply"] or 0),
+        "script": float(props["time_script"] or 0),
+        "item": float(case.get("time") or 0),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,37 +211,49 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--row: no demo row {args.row!r} (there are {', '.join(sorted(rows))})")
     row = rows[args.row]
     large = f"pytest-swe-bench/large-env-{args.row.lower().replace('__', '-')}:latest"
+    big_repo = f"pytest-swe-bench/large-repo-{args.row.lower().replace('__', '-')}:latest"
     if args.rebuild or docker("image", "inspect", large).returncode != 0:
         print(f"building {large} from {row['image']} ...", flush=True)
         build_large(row["image"], large)
-    print(f"small: {row['image']} ({environment_size(row['image'])})")
-    print(f"large: {large} ({environment_size(large)})", flush=True)
+    if args.rebuild or docker("image", "inspect", big_repo).returncode != 0:
+        print(f"building {big_repo} from {row['image']} ...", flush=True)
+        build_large_repo(row["image"], big_repo)
+    print(f"small: {row['image']} ({environment_size(row['image'])}; {repo_size(row['image'])})")
+    print(f"large environment: {large} ({environment_size(large)})")
+    print(f"large repository: {big_repo} ({repo_size(big_repo)})", flush=True)
+    base = docker("run", "--rm", "--network", "none", big_repo, "cat", "/base_commit").stdout.strip()
+    rows_of = {
+        "small": row,
+        "large-env": {**row, "image": large},
+        # the eval script names the base commit too: the row moves to the commit that adds the tree
+        "large-repo": {**json.loads(json.dumps(row).replace(row["base_commit"], base)), "image": big_repo},
+    }
     results: dict[str, list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-probe-") as tmp:
         root = Path(tmp)
         benchmarks = {}
-        for env, image in (("small", row["image"]), ("large", large)):
-            (root / f"{env}.jsonl").write_text(json.dumps({**row, "image": image}) + "\n")
+        for env, env_row in rows_of.items():
+            (root / f"{env}.jsonl").write_text(json.dumps(env_row) + "\n")
             benchmarks[env] = root / f"{env}.yaml"
             benchmarks[env].write_text(BENCHMARK.format(name=f"probe-{env}", rows=f"{env}.jsonl"))
         for n in range(args.rounds):
-            for env in ("small", "large"):
+            for env in rows_of:
                 for policy, extra in (("strict", []), ("official", ["--swe-set", "eval.policy=official"])):
                     work = root / f"{env}-{policy}-{n}"
                     results.setdefault(f"{env} {policy}", []).append(run_once(benchmarks[env], work, extra))
             print(f"round {n + 1}/{args.rounds} done", flush=True)
     medians = {
-        k: {p: statistics.median(r[p] for r in runs) for p in ("script", "item")}
+        k: {p: statistics.median(r[p] for r in runs) for p in ("apply", "script", "item")}
         for k, runs in results.items()
     }
     print(
-        f"\n{'environment, policy':24} {'eval phase':>10} {'item':>8}   (medians of {args.rounds}, seconds)"
+        f"\n{'image, policy':24} {'apply':>8} {'eval phase':>10} {'item':>8}   (medians of {args.rounds}, seconds)"
     )
     for key, m in medians.items():
-        print(f"{key:24} {m['script']:10.3f} {m['item']:8.3f}")
-    for env in ("small", "large"):
+        print(f"{key:24} {m['apply']:8.3f} {m['script']:10.3f} {m['item']:8.3f}")
+    for env in rows_of:
         added = medians[f"{env} strict"]["script"] - medians[f"{env} official"]["script"]
-        print(f"strict adds to the eval phase, {env} environment: {added:.3f} s")
+        print(f"strict adds to the eval phase, {env}: {added:.3f} s")
     if args.json:
         Path(args.json).write_text(
             json.dumps({"rounds": args.rounds, "medians": medians, "runs": results}, indent=2)
