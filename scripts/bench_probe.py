@@ -139,7 +139,8 @@ def build_large(base: str, name: str) -> None:
 
 
 def build_large_repo(base: str, name: str) -> None:
-    """``base`` with Django's source distribution committed into its repository (/testbed)."""
+    """``base`` with Django's source distribution committed into its repository (/testbed), and a
+    commit of one line on top."""
     with tempfile.TemporaryDirectory(prefix="bench-probe-") as tmp:
         context = Path(tmp)
         command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary=:all:", "--no-deps"]
@@ -149,8 +150,11 @@ def build_large_repo(base: str, name: str) -> None:
         next(p for p in context.iterdir() if p.is_dir()).rename(context / "vendor")
         (context / "Dockerfile").write_text(
             f"FROM {base}\nCOPY vendor /testbed/vendor/django\n"
-            "RUN cd /testbed && git add -A vendor && git -c user.name=bench -c user.email=bench@localhost "
-            "commit -q -m vendor && git rev-parse HEAD > /base_commit\n"
+            "RUN cd /testbed && git config user.name bench && git config user.email bench@localhost "
+            "&& git add -A vendor && git commit -q -m vendor "
+            # a last commit of one line, as a real base commit is (the eval script runs `git show`)
+            "&& echo >> README.md && git commit -qam 'a line' && git config --unset user.name "
+            "&& git config --unset user.email && git rev-parse HEAD > /base_commit\n"
         )
         out = docker("build", "-q", "-t", name, str(context))
         if out.returncode != 0:
