@@ -107,6 +107,8 @@ def test_every_attempt_after_the_all_or_nothing_ones_is_restored(tmp_path: Path)
     code, out, git = run_chain(tmp_path, repo, HEADER + CLEAN_FIRST + FUZZY_SECOND, V2_APPLY_COMMANDS)
     assert code == 0 and f"{APPLIED_MARK} (patch --batch" in out, out
     assert (repo / "a.txt").read_text().count("LINE THREE") == 1
-    assert sum(c.startswith("ls-files --others") for c in git) == 2, git  # the list, the restore after --reject
+    assert sum(c.startswith("ls-files --others") for c in git) == 2, (
+        git
+    )  # the list, the restore after --reject
     script = apply_script("/testbed", commands=V2_APPLY_COMMANDS)
     assert script.count("\nuntracked\n") == 2 and script.count("\nrestore\n") == 2
