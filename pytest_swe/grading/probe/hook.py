@@ -164,45 +164,17 @@ def site_dirs(repo, given=None):
     return sorted(set(out))
 
 
-def walk(top, prune_repo=None):
-    """Files under ``top`` (relative paths), skipping VCS and tool caches."""
-    for root, dirs, files in os.walk(top):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-        rel_root = os.path.relpath(root, top)
-        # A name from a directory listing has no "/" and is never "." or "..": joined to the
-        # normalized rel_root it is already normal (os.path.normpath per file was most of a walk).
-        prefix = "" if rel_root == "." else rel_root + "/"
-        for name in files:
-            yield name, prefix + name, os.path.join(root, name)
-        for name in list(dirs):
-            full = os.path.join(root, name)
-            if os.path.islink(full):
-                yield name, prefix + name, full
-
-
-def compiled_since(top, since):
-    """The compiled files (``.pyc`` under a ``__pycache__``) that :func:`walk` finds under
-    ``top`` and that were created or changed at or after the change stamp ``since``. One pass of
-    ``os.scandir``: a real environment has tens of thousands of files, and on a stamp the
-    snapshot needs no record of them (a tenth of a second to a second per step on one)."""
-    found = []
-
-    def changed(full, st):
-        if change_time(st) >= since:
-            found.append(full)
-
-    if not hasattr(os, "scandir"):
-        for _name, _rel, full in walk(top):
-            if full.endswith(".pyc") and "__pycache__" in full:
-                try:
-                    changed(full, os.lstat(full))
-                except OSError:
-                    pass
-        return found
-    pending = [top]
+def listed(top):
+    """``(entry, relative path)`` of every entry under ``top`` that is not a directory walked
+    into: what ``os.walk`` lists as files, and the links to directories it lists and does not
+    follow, skipping VCS and tool caches. One loop of ``os.scandir`` (Python 3.5 has it) whose
+    entries know their type: ``os.walk`` costs a relative path per directory and an ``lstat`` per
+    subdirectory besides, most of a walk of a repository of Django's size."""
+    pending = [(top, "")]
     while pending:
+        path, prefix = pending.pop()
         try:
-            entries = list(os.scandir(pending.pop()))
+            entries = list(os.scandir(path))
         except OSError:
             continue
         for entry in entries:
@@ -218,15 +190,33 @@ def compiled_since(top, since):
                 except OSError:
                     linked = False
                 if not linked:
-                    pending.append(entry.path)
+                    # A name from a listing has no "/" and is never "." or "..": the relative
+                    # path built from it is already normal.
+                    pending.append((entry.path, prefix + entry.name + "/"))
                     continue
-                # a link to a directory: walk lists it and does not follow it
-            full = entry.path
-            if full.endswith(".pyc") and "__pycache__" in full:
-                try:
-                    changed(full, entry.stat(follow_symlinks=False))
-                except OSError:
-                    pass  # gone since it was listed: nothing to remove
+            yield entry, prefix + entry.name
+
+
+def walk(top):
+    """``(name, relative path, full path)`` of the files under ``top`` (see :func:`listed`)."""
+    for entry, rel in listed(top):
+        yield entry.name, rel, entry.path
+
+
+def compiled_since(top, since):
+    """The compiled files (``.pyc`` under a ``__pycache__``) that :func:`walk` finds under
+    ``top`` and that were created or changed at or after the change stamp ``since``: a real
+    environment has tens of thousands of files, and on a stamp the snapshot needs no record of
+    them (a tenth of a second to a second per step on one)."""
+    found = []
+    for entry, _rel in listed(top):
+        full = entry.path
+        if full.endswith(".pyc") and "__pycache__" in full:
+            try:
+                if change_time(entry.stat(follow_symlinks=False)) >= since:
+                    found.append(full)
+            except OSError:
+                pass  # gone since it was listed: nothing to remove
     return found
 
 
