@@ -111,6 +111,12 @@ def download_wheels(version: str) -> Path:
     return cache
 
 
+def build(context: Path, name: str) -> None:
+    out = docker("build", "-q", "-t", name, str(context))
+    if out.returncode != 0:
+        raise SystemExit(f"building {name} failed:\n{out.stderr[-2000:]}")
+
+
 def build_large(base: str, name: str) -> None:
     version = python_version(base)
     wheels = download_wheels(version)
@@ -133,9 +139,7 @@ def build_large(base: str, name: str) -> None:
             f"mkdir -p {conda}; for w in {base_wheels}; do [ -f $w ] && python3 -m zipfile -e $w {conda}; done; "
             f"python3 -m compileall -q -j 0 {conda} >/dev/null 2>&1 || true; rm -rf /tmp/whl\n"
         )
-        out = docker("build", "-q", "-t", name, str(context))
-        if out.returncode != 0:
-            raise SystemExit(f"building {name} failed:\n{out.stderr[-2000:]}")
+        build(context, name)
 
 
 def build_large_repo(base: str, name: str) -> None:
@@ -156,9 +160,7 @@ def build_large_repo(base: str, name: str) -> None:
             "&& echo >> README.md && git commit -qam 'a line' && git config --unset user.name "
             "&& git config --unset user.email && git rev-parse HEAD > /base_commit\n"
         )
-        out = docker("build", "-q", "-t", name, str(context))
-        if out.returncode != 0:
-            raise SystemExit(f"building {name} failed:\n{out.stderr[-2000:]}")
+        build(context, name)
 
 
 def repo_size(image: str) -> str:

@@ -214,8 +214,12 @@ def test_a_plain_diff_announcing_a_new_test_file_as_an_edit_is_read_from_the_tre
     assert "return 2" in (repo / "pkg" / "core.py").read_text()
 
 
-def find_without_cnewer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A ``find`` on PATH that has no ``-cnewer``, as BusyBox's has none."""
+@pytest.fixture(params=["gnu", "busybox"])
+def finder(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The tree's record run with this machine's ``find``, and with one that has no ``-cnewer``
+    on PATH, as BusyBox's has none."""
+    if request.param == "gnu":
+        return "gnu"
     shim = tmp_path / "busybox-find"
     shim.mkdir()
     real = shutil.which("find")
@@ -225,14 +229,10 @@ def find_without_cnewer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     )
     (shim / "find").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    return "busybox"
 
 
-@pytest.mark.parametrize("finder", ["gnu", "busybox"])
-def test_what_the_image_had_before_is_not_the_patch(
-    repo: Path, finder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if finder == "busybox":
-        find_without_cnewer(tmp_path, monkeypatch)
+def test_what_the_image_had_before_is_not_the_patch(repo: Path, finder: str) -> None:
     (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
     (repo / "pkg" / "core.py").write_text("def f():\n    return 1  # dirty in the image\n")
     future = repo / "tests" / "data_future.txt"
@@ -247,12 +247,7 @@ def test_what_the_image_had_before_is_not_the_patch(
     assert ctx.tree._future == ({"tests/data_future.txt"} if finder == "busybox" else set())
 
 
-@pytest.mark.parametrize("finder", ["gnu", "busybox"])
-def test_a_file_the_patch_writes_among_ignored_ones_is_seen_by_either_find(
-    repo: Path, finder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if finder == "busybox":
-        find_without_cnewer(tmp_path, monkeypatch)
+def test_a_file_the_patch_writes_among_ignored_ones_is_seen_by_either_find(repo: Path, finder: str) -> None:
     (repo / "build").mkdir()
     (repo / "build" / "old.txt").write_text("there before, ignored\n")
     patch = (
