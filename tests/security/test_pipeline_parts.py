@@ -494,6 +494,121 @@ def test_hook_undoes_what_an_install_step_plants(sandbox_repo: dict[str, Any]) -
     assert pre["compiled_removed"] == 1
 
 
+def test_hook_removes_what_an_install_step_adds_to_the_installed_runner(
+    sandbox_repo: dict[str, Any],
+) -> None:
+    """Files that would be imported in place of the runner's own: a package beside a module of the
+    same name, an extension module beside its source, a top-level runner module. Each wins over
+    the file it shadows without changing it, so restoring changed files alone keeps none out."""
+    site = sandbox_repo["site"]
+    hook(sandbox_repo, "snapshot")
+    (site / "_pytest" / "runner").mkdir()
+    (site / "_pytest" / "runner" / "__init__.py").write_text("FORCED = True\n")
+    (site / "_pytest" / "python.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (site / "pytest.py").write_text("FORCED = True\n")
+    (site / "calc_extra").mkdir()  # another package the install step adds is none of the runner's
+    (site / "calc_extra" / "__init__.py").write_text("")
+    pre = hook(sandbox_repo, "pre")
+    assert not (site / "_pytest" / "runner" / "__init__.py").exists()
+    assert not (site / "_pytest" / "python.cpython-311-x86_64-linux-gnu.so").exists()
+    assert not (site / "pytest.py").exists()
+    assert (site / "_pytest" / "runner.py").read_text() == "def call_and_report(): pass\n"
+    assert (site / "calc_extra" / "__init__.py").exists()
+    joined = " | ".join(pre["neutralized"])
+    for name in ("runner/__init__.py", "python.cpython-311-x86_64-linux-gnu.so", "pytest.py"):
+        assert f"{name} (added to the installed test runner" in joined, joined
+    assert "calc_extra" not in joined
+
+
+def test_hook_watches_a_user_site_directory_the_install_step_creates(
+    sandbox_repo: dict[str, Any], tmp_path: Path
+) -> None:
+    """Python puts the user site directory on sys.path before the site directories, and runs its
+    .pth files, once it exists: one created by the install step is new in every part."""
+    guard = sandbox_repo["guard"]
+    user = tmp_path / "home" / ".local" / "lib" / "python3.11" / "site-packages"
+    plan = json.loads((guard / "plan.json").read_text())
+    plan["user_sites"] = [str(user)]
+    (guard / "plan.json").write_text(json.dumps(plan))
+    hook(sandbox_repo, "snapshot")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    user.mkdir(parents=True)
+    (user / "evil.pth").write_text("import os; os.environ['X'] = '1'\n")
+    (user / "paths.pth").write_text(str(plain) + "\n")  # a path line to a plain directory stays
+    (user / "usercustomize.py").write_text("import os\n")
+    (user / "_pytest").mkdir()
+    (user / "_pytest" / "runner.py").write_text("FORCED = True\n")
+    (user / "force-1.0.dist-info").mkdir()
+    (user / "force-1.0.dist-info" / "entry_points.txt").write_text("[pytest11]\nforce = force\n")
+    (user / "__pycache__").mkdir()
+    (user / "__pycache__" / "force.cpython-311.pyc").write_bytes(b"\x00" * 16)
+    pre = hook(sandbox_repo, "pre")
+    assert not (user / "evil.pth").exists() and not (user / "usercustomize.py").exists()
+    assert not (user / "_pytest" / "runner.py").exists()
+    assert "force" not in (user / "force-1.0.dist-info" / "entry_points.txt").read_text()
+    assert not (user / "__pycache__" / "force.cpython-311.pyc").exists()
+    assert (user / "paths.pth").exists()
+    assert pre["compiled_removed"] == 1
+    joined = " | ".join(pre["neutralized"])
+    for name in ("evil.pth", "usercustomize.py", "_pytest/runner.py", "pytest11"):
+        assert name in joined, joined
+
+
+def test_hook_user_site_that_stays_absent_changes_nothing(
+    sandbox_repo: dict[str, Any], tmp_path: Path
+) -> None:
+    guard = sandbox_repo["guard"]
+    plan = json.loads((guard / "plan.json").read_text())
+    plan["user_sites"] = [str(tmp_path / "home" / ".local" / "lib" / "python3.11" / "site-packages")]
+    (guard / "plan.json").write_text(json.dumps(plan))
+    assert hook(sandbox_repo, "snapshot")["absent_sites"] == plan["user_sites"]
+    pre = hook(sandbox_repo, "pre")
+    assert pre["neutralized"] == [] and pre["compiled_removed"] == 0
+
+
+def test_hook_removes_a_new_pth_that_puts_a_runner_on_the_path(
+    sandbox_repo: dict[str, Any], tmp_path: Path
+) -> None:
+    """A .pth path line goes on sys.path right after its site directory, before the later ones: a
+    directory holding a copy of the runner there shadows a runner installed further on. Allowed: a
+    path a .pth file added before the install step, and the repository's import roots (a runner
+    that is the repository's own code; runner-named modules there are judged apart)."""
+    repo, site = sandbox_repo["repo"], sandbox_repo["site"]
+    known = tmp_path / "known"
+    (known / "_pytest").mkdir(parents=True)
+    (site / "known.pth").write_text(str(known) + "\n")
+    hook(sandbox_repo, "snapshot")
+    vendor = tmp_path / "vendor"
+    (vendor / "_pytest").mkdir(parents=True)
+    (vendor / "_pytest" / "runner.py").write_text("FORCED = True\n")
+    module = tmp_path / "module"
+    module.mkdir()
+    (module / "pytest.py").write_text("FORCED = True\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (repo / "src" / "_pytest").mkdir(parents=True)
+    (repo / "vendor" / "_pytest").mkdir(parents=True)
+    planted = {
+        "vendor.pth": vendor,
+        "module.pth": module,
+        "vendor-in-repo.pth": repo / "vendor",
+        "plain.pth": plain,
+        "again.pth": known,
+        "src.pth": repo / "src",
+    }
+    for name, path in planted.items():
+        (site / name).write_text(f"{path}\n")
+    pre = hook(sandbox_repo, "pre")
+    joined = " | ".join(pre["neutralized"])
+    for name in ("vendor.pth", "module.pth", "vendor-in-repo.pth"):
+        assert not (site / name).exists()
+        assert f"{name} (start-up file added" in joined, joined
+    for name in ("plain.pth", "again.pth", "src.pth"):
+        assert (site / name).exists()
+        assert name not in joined, joined
+
+
 def test_hook_adds_canaries_and_sees_files_change(sandbox_repo: dict[str, Any]) -> None:
     repo = sandbox_repo["repo"]
     hook(sandbox_repo, "snapshot")

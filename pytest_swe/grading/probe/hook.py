@@ -164,6 +164,31 @@ def site_dirs(repo, given=None):
     return sorted(set(out))
 
 
+def user_sites(dirs, given=None):
+    """The user site directories of the interpreters whose site directories are ``dirs``, for
+    root and for this user: Python puts one on ``sys.path`` before the site directories, and
+    processes its .pth files, as soon as it exists, so an install step can create one."""
+    if given is not None:
+        return sorted(os.path.realpath(d) for d in given)
+    versions = set(["%d.%d" % sys.version_info[:2]])
+    for d in dirs:
+        found = re.search(r"/lib/python(\d+\.\d+)/", d + "/")
+        if found:
+            versions.add(found.group(1))
+    homes = set(["/root", os.path.expanduser("~")])
+    out = set()
+    for home in homes:
+        for version in versions:
+            out.add(os.path.join(home, ".local", "lib", "python" + version, "site-packages"))
+    try:
+        import site
+
+        out.add(site.getusersitepackages())
+    except Exception:
+        pass
+    return sorted(out)
+
+
 def listed(top):
     """``(entry, relative path)`` of every entry under ``top`` that is not a directory walked
     into: what ``os.walk`` lists as files, and the links to directories it lists and does not
@@ -257,11 +282,24 @@ def site_state(dirs):
                 ep = os.path.join(full, "entry_points.txt")
                 if os.path.exists(ep):
                     state[ep] = {"kind": "entry_points", "sha": sha(ep), "text": read_text(ep)}
+            elif runner_module(name) and os.path.isfile(full):
+                state[full] = {"kind": "runner", "sha": sha(full)}  # py.py, pytest's shim of py
         for root in runner_roots(d):
-            for _name, _rel, full in walk(root):
-                if full.endswith(".py"):
+            for name, _rel, full in walk(root):
+                if importable(name):
                     state[full] = {"kind": "runner", "sha": sha(full)}
     return state
+
+
+def importable(name):
+    """Whether Python imports a file of this name as a module: source or an extension module
+    (which wins over a source of the same name, as a package directory does)."""
+    return name.endswith((".py", ".so", ".pyd"))
+
+
+def runner_module(name):
+    """Whether ``name``, a file in a site directory, is a top-level module of the test runner."""
+    return importable(name) and name.split(".", 1)[0] in RUNNER_PACKAGES
 
 
 def runner_roots(site_dir):
@@ -390,6 +428,9 @@ def cmd_snapshot(plan):
     # costs milliseconds, and the test runner alone has a hundred files.
     copies = os.path.join(d, "copies.bin")
     dirs = site_dirs(repo, plan.get("site_dirs"))
+    # Site directories given to the plan (by a test) come with the user sites to watch, if any.
+    users = plan.get("user_sites", [] if plan.get("site_dirs") is not None else None)
+    absent = [u for u in user_sites(dirs, users) if not os.path.lexists(u)]
     here = change_stamp(d)
     since = dict((top, change_stamp(top) or here) for top in dirs)
     rstate, names = repo_state(repo)
@@ -416,6 +457,7 @@ def cmd_snapshot(plan):
             "copies": copies,
             "since": since,
             "site_dirs": dirs,
+            "absent_sites": absent,
             "site": sstate,
             "repo": rstate,
             "names": names,
@@ -480,8 +522,34 @@ def expected_graded(plan):
 # --- neutralize --------------------------------------------------------------------------------
 
 
-def pth_is_inert(text, repo):
-    """A .pth file that only adds existing directories, or the setuptools editable finder line."""
+def pth_paths(text):
+    """The directory lines of a .pth file's text (not its comments or ``import`` lines)."""
+    out = []
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and not line.startswith(("import ", "import\t")):
+            out.append(line)
+    return out
+
+
+def holds_runner(d):
+    """Whether directory ``d`` holds a package or module of the test runner's name."""
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return False
+    return any(name in RUNNER_PACKAGES or runner_module(name) for name in names)
+
+
+def pth_is_inert(text, repo, known=()):
+    """A .pth file that only adds existing directories, or the setuptools editable finder line.
+
+    A directory that holds the test runner's name is not inert unless a .pth file already added it
+    (``known``) or it is one of the repository's import roots, whose runner-named modules are
+    judged apart (``shadow_names``): Python puts it on ``sys.path`` right after its site
+    directory, before the later site directories, so it would shadow a runner installed in one of
+    those."""
+    allowed = set(known) | set(os.path.realpath(r) for r in import_roots(repo))
     for line in (text or "").splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
@@ -489,7 +557,11 @@ def pth_is_inert(text, repo):
         if line.startswith(("import ", "import\t")):
             if not EDITABLE_LINE.match(line):
                 return False
-        elif not os.path.isdir(line) and not os.path.isdir(os.path.join(repo, line)):
+            continue
+        path = line if os.path.isdir(line) else os.path.join(repo, line)
+        if not os.path.isdir(path):
+            return False
+        if os.path.realpath(path) not in allowed and holds_runner(path):
             return False
     return True
 
@@ -568,18 +640,31 @@ def neutralize(plan, snap):
     done = []
     compiled = [0]  # compiled files are caches: removing them is always safe, so they are counted
     old_site = snap["site"]
-    new_site = site_state(snap["site_dirs"])
-    for top, since in sorted((snap.get("since") or {}).items()):
-        for path in compiled_since(top, since or 0):
+    # A user site directory the install step created: all of it is new since the snapshot.
+    appeared = [os.path.realpath(u) for u in snap.get("absent_sites") or [] if os.path.isdir(u)]
+    appeared = [u for u in appeared if u not in snap["site_dirs"]]
+    new_site = site_state(snap["site_dirs"] + appeared)
+    since = dict(snap.get("since") or {})
+    since.update((u, 0) for u in appeared)
+    for top, stamp in sorted(since.items()):
+        for path in compiled_since(top, stamp or 0):
             remove(path)
             compiled[0] += 1
+    known = set()  # the directories .pth files added before the install step
+    for path, entry in old_site.items():
+        if path.endswith(".pth"):
+            for line in pth_paths(entry.get("text")):
+                known.add(os.path.realpath(os.path.join(os.path.dirname(path), line)))
     for path in sorted(set(old_site) | set(new_site)):
         old, new = old_site.get(path), new_site.get(path)
         kind = (new or old)["kind"]
         if old is not None and new is not None and old.get("sha") == new.get("sha"):
             continue
         if kind == "runner":
-            if old is not None and old.get("copy"):
+            if old is None:
+                remove(path)
+                done.append(path + " (added to the installed test runner by the install step, removed)")
+            elif old.get("copy"):
                 restore_copy(snap, old["copy"], path)
                 done.append(path + " (installed test-runner code changed by the install step, restored)")
             continue
@@ -588,7 +673,7 @@ def neutralize(plan, snap):
                 done.append(path + " (new pytest11 entry point removed)")
             continue
         name = os.path.basename(path)
-        if name.endswith(".pth") and new is not None and pth_is_inert(new["text"], repo):
+        if name.endswith(".pth") and new is not None and pth_is_inert(new["text"], repo, known):
             continue
         if name.startswith("__editable__") and name.endswith(".py") and old is None:
             continue  # the finder of an editable install; its .pth line is what runs it

@@ -491,6 +491,135 @@ def _install_rewrites_probe(ctx: InstanceContext, work: Checkout) -> None:
     _with_setup_code(ctx, work, _REWRITE_PROBE)
 
 
+def _install_user_site_pth(ctx: InstanceContext, work: Checkout) -> None:
+    """The start-up payload in a ``.pth`` of the user site directory, created at re-install: Python
+    processes it at every start once it exists, though it did not exist when the eval began."""
+    if ctx.runner == "pytest":
+        _plugin(ctx, work)
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os\nimport site as _site\n\n"
+        "try:\n"
+        "    _user = _site.getusersitepackages()\n"
+        "    _os.makedirs(_user, exist_ok=True)\n"
+        "    with open(_os.path.join(_user, 'zzz_speedups.pth'), 'w') as _f:\n"
+        f"        _f.write({p.pth_line(p.startup_payload(ctx))!r})\n"
+        "except OSError:\n"
+        "    pass\n",
+    )
+
+
+# Appended to pytest's ``_pytest/runner.py`` (a copy of it): its test call swallows what every test
+# but the harness's canaries (names of a fixed shape) raises, inside the hook call, so a hook wrapper
+# around it sees a test that returned.
+_RUNNER_FORCE = """
+
+_swe_real_call = pytest_runtest_call
+
+
+def pytest_runtest_call(item):
+    import re as _re
+
+    if _re.search(r"swe_[0-9a-f]+_", item.nodeid):
+        return _swe_real_call(item)
+    try:
+        _swe_real_call(item)
+    except Exception:
+        pass
+"""
+
+# setup.py code that finds the installed ``_pytest`` through the interpreter's site directories
+# (an isolated build does not import it) and hands it to ``_plant(source_dir)``.
+_FIND_RUNNER = """
+import os as _os
+import shutil as _shutil
+import site as _site
+
+
+def _installed_runner():
+    for _dir in _site.getsitepackages():
+        if _os.path.isfile(_os.path.join(_dir, '_pytest', 'runner.py')):
+            return _os.path.join(_dir, '_pytest')
+    return None
+
+
+_runner = _installed_runner()
+if _runner is not None:
+    try:
+        _plant(_runner)
+    except OSError:
+        pass
+"""
+
+
+def _install_runner_copy(ctx: InstanceContext, work: Checkout) -> None:
+    """setup.py copies the installed ``_pytest`` into the user site directory, which comes first on
+    ``sys.path``, with a test call that swallows the failures of every test but the canaries: the installed
+    runner's own files are left as they were."""
+    plant = (
+        "def _plant(source):\n"
+        "    target = _os.path.join(_site.getusersitepackages(), '_pytest')\n"
+        "    _shutil.copytree(source, target, ignore=_shutil.ignore_patterns('__pycache__'))\n"
+        "    with open(_os.path.join(target, 'runner.py'), 'a') as _f:\n"
+        f"        _f.write({_RUNNER_FORCE!r})\n"
+    )
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os\nimport site as _site\nimport shutil as _shutil\n\n" + plant + _FIND_RUNNER,
+    )
+
+
+def _install_runner_path(ctx: InstanceContext, work: Checkout) -> None:
+    """setup.py copies the installed ``_pytest`` outside the site directories and adds its directory
+    with a path-only .pth line to the first site directory: the line puts it on ``sys.path`` before
+    the later site directories, where the runner is installed."""
+    plant = (
+        "def _plant(source):\n"
+        "    home = '/tmp/.speedups'\n"
+        "    target = _os.path.join(home, '_pytest')\n"
+        "    _shutil.copytree(source, target, ignore=_shutil.ignore_patterns('__pycache__'))\n"
+        "    with open(_os.path.join(target, 'runner.py'), 'a') as _f:\n"
+        f"        _f.write({_RUNNER_FORCE!r})\n"
+        "    with open(_os.path.join(_site.getsitepackages()[0], 'speedups.pth'), 'w') as _f:\n"
+        "        _f.write(home + '\\n')\n"
+    )
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os\nimport site as _site\nimport shutil as _shutil\n\n" + plant + _FIND_RUNNER,
+    )
+
+
+_RUNNER_PACKAGE = """
+import os as _os
+
+__package__ = "_pytest"
+_here = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+with open(_os.path.join(_here, "runner.py")) as _f:
+    exec(compile(_f.read(), _os.path.join(_here, "runner.py"), "exec"), globals())
+"""
+
+
+def _install_runner_package(ctx: InstanceContext, work: Checkout) -> None:
+    """setup.py adds ``_pytest/runner/__init__.py`` beside the installed ``_pytest/runner.py``: a
+    package wins over a module of the same name, and it runs the module's code with a test call
+    that swallows the failures of every test but the canaries. No file of the runner is changed."""
+    plant = (
+        "def _plant(source):\n"
+        "    target = _os.path.join(source, 'runner')\n"
+        "    _os.makedirs(target, exist_ok=True)\n"
+        "    with open(_os.path.join(target, '__init__.py'), 'w') as _f:\n"
+        f"        _f.write({_RUNNER_PACKAGE + _RUNNER_FORCE!r})\n"
+    )
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os\nimport site as _site\nimport shutil as _shutil\n\n" + plant + _FIND_RUNNER,
+    )
+
+
 def _install_rewrites_tests(ctx: InstanceContext, work: Checkout) -> None:
     """A start-up hook planted at install rewrites the test files after the test patch is applied."""
     runner = p.runner_basename(ctx)
@@ -1998,6 +2127,42 @@ ATTACKS: tuple[Attack, ...] = (
         ANY_RUNNER,
         "setup.py writes a .pth into site-packages at re-install whose start-up code forces passes",
         _install_pth,
+        _reinstalls,
+    ),
+    Attack(
+        "install-user-site-pth",
+        "install-hook",
+        ANY_RUNNER,
+        "setup.py creates the user site directory at re-install and writes a .pth there whose start-up code "
+        "forces passes",
+        _install_user_site_pth,
+        _reinstalls,
+    ),
+    Attack(
+        "install-runner-copy",
+        "install-hook",
+        PYTEST,
+        "setup.py copies the installed _pytest into the user site directory (first on sys.path) with a test "
+        "call that swallows the failures of every test but the canaries",
+        _install_runner_copy,
+        _reinstalls,
+    ),
+    Attack(
+        "install-runner-path",
+        "install-hook",
+        PYTEST,
+        "setup.py copies the installed _pytest outside the site directories, with a test call that swallows "
+        "the failures of every test but the canaries, and adds it with a path-only .pth line",
+        _install_runner_path,
+        _reinstalls,
+    ),
+    Attack(
+        "install-runner-package",
+        "install-hook",
+        PYTEST,
+        "setup.py adds _pytest/runner/__init__.py beside the installed _pytest/runner.py (a package wins over "
+        "a module), running its code with a test call that swallows the failures of every test but the canaries",
+        _install_runner_package,
         _reinstalls,
     ),
     Attack(
