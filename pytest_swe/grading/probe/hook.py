@@ -297,6 +297,14 @@ def importable(name):
     return name.endswith((".py", ".so", ".pyd"))
 
 
+def runner_root_of(path, tops):
+    """The runner package (or top-level module) ``path`` belongs to, in the site directory holding it."""
+    for top in sorted(tops, key=len, reverse=True):
+        if path.startswith(top + "/"):
+            return os.path.join(top, path[len(top) + 1 :].split("/", 1)[0])
+    return path
+
+
 def runner_module(name):
     """Whether ``name``, a file in a site directory, is a top-level module of the test runner."""
     return importable(name) and name.split(".", 1)[0] in RUNNER_PACKAGES
@@ -650,6 +658,8 @@ def neutralize(plan, snap):
         for path in compiled_since(top, stamp or 0):
             remove(path)
             compiled[0] += 1
+    tops = snap["site_dirs"] + appeared
+    added = {}  # files added to the installed runner, by its package (a copy of it is many)
     known = set()  # the directories .pth files added before the install step
     for path, entry in old_site.items():
         if path.endswith(".pth"):
@@ -663,7 +673,7 @@ def neutralize(plan, snap):
         if kind == "runner":
             if old is None:
                 remove(path)
-                done.append(path + " (added to the installed test runner by the install step, removed)")
+                added.setdefault(runner_root_of(path, tops), []).append(path)
             elif old.get("copy"):
                 restore_copy(snap, old["copy"], path)
                 done.append(path + " (installed test-runner code changed by the install step, restored)")
@@ -683,6 +693,16 @@ def neutralize(plan, snap):
         elif old.get("text") is not None:
             write(path, old["text"])
             done.append(path + " (start-up file changed by the install step, restored)")
+    for root, paths in sorted(added.items()):
+        if paths == [root]:  # a top-level module
+            done.append(root + " (added to the installed test runner by the install step, removed)")
+            continue
+        names = [p[len(root) + 1 :] for p in sorted(paths)]
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        done.append(
+            "%s: %s (%d file(s) added to the installed test runner by the install step, removed)"
+            % (root, shown, len(paths))
+        )
     rstate, names = repo_state(repo)
     old_repo = snap["repo"]
     for rel in sorted(set(old_repo) | set(rstate)):

@@ -592,6 +592,66 @@ def _install_runner_path(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
+# An editable install's finder module, as setuptools names it, whose ``install()`` adds a finder that
+# loads pytest's ``_pytest/runner.py`` unchanged and then runs :data:`_RUNNER_FORCE` in it.
+_FINDER = """
+import sys
+from importlib.machinery import PathFinder
+
+_FORCE = __RUNNER_FORCE__
+
+
+class _Loader:
+    def __init__(self, real):
+        self.real = real
+
+    def create_module(self, spec):
+        return self.real.create_module(spec)
+
+    def exec_module(self, module):
+        self.real.exec_module(module)
+        exec(_FORCE, module.__dict__)
+
+
+class _EditableFinder:
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname != "_pytest.runner":
+            return None
+        spec = PathFinder.find_spec(fullname, path, target)
+        if spec is not None:
+            spec.loader = _Loader(spec.loader)
+        return spec
+
+
+def install():
+    if _EditableFinder not in sys.meta_path:
+        sys.meta_path.insert(0, _EditableFinder)
+"""
+
+
+def _install_editable_finder(ctx: InstanceContext, work: Checkout) -> None:
+    """setup.py writes what an editable install of setuptools writes, a ``__editable__`` .pth line
+    that imports a finder module and calls its ``install()``, but the finder changes pytest's test
+    call as ``_pytest.runner`` is imported: no file of the runner is changed or added."""
+    module = f"__editable___{ctx.package}_0_1_finder"
+    finder = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE))
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os\nimport site as _site\n\n"
+        "for _dir in _site.getsitepackages():\n"
+        "    try:\n"
+        f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
+        f"            _f.write({finder!r})\n"
+        f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
+        f"            _f.write('import {module}; {module}.install()\\n')\n"
+        "        break\n"
+        "    except OSError:\n"
+        "        pass\n",
+    )
+
+
 _RUNNER_PACKAGE = """
 import os as _os
 
@@ -2154,6 +2214,15 @@ ATTACKS: tuple[Attack, ...] = (
         "setup.py copies the installed _pytest outside the site directories, with a test call that swallows "
         "the failures of every test but the canaries, and adds it with a path-only .pth line",
         _install_runner_path,
+        _reinstalls,
+    ),
+    Attack(
+        "install-editable-finder",
+        "install-hook",
+        PYTEST,
+        "setup.py writes an editable install's __editable__ .pth line and finder module, whose finder changes "
+        "pytest's test call (every failure but the canaries' swallowed) as _pytest.runner is imported",
+        _install_editable_finder,
         _reinstalls,
     ),
     Attack(
