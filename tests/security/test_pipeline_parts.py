@@ -610,6 +610,128 @@ def test_hook_removes_a_new_pth_that_puts_a_runner_on_the_path(
         assert name not in joined, joined
 
 
+# A setuptools editable_wheel.py reduced to its finder template: fields, literal braces, the lines
+# around them (the real one, when setuptools is installed, in the test after these).
+TEMPLATE_MODULE = '''
+_FINDER_TEMPLATE = """\\
+import sys
+
+MAPPING = {mapping!r}
+NAMESPACES = {namespaces!r}
+PATH_PLACEHOLDER = {name!r} + ".__path_hook__"
+
+
+def install():
+    if not any(finder == _EditableFinder for finder in sys.meta_path):
+        sys.meta_path.append(_EditableFinder)
+    seen = {{}}
+"""
+'''
+
+
+def template_finder(name: str, mapping: dict[str, str]) -> str:
+    namespace: dict[str, Any] = {}
+    exec(TEMPLATE_MODULE, namespace)
+    return str(namespace["_FINDER_TEMPLATE"]).format(name=name, mapping=mapping, namespaces={})
+
+
+def plant_finder(site: Path, module: str, text: str) -> None:
+    (site / f"{module}.py").write_text(text)
+    (site / f"{module}.pth").write_text(f"import {module}; {module}.install()\n")
+
+
+def with_setuptools(site: Path, module_text: str) -> None:
+    (site / "setuptools" / "command").mkdir(parents=True)
+    (site / "setuptools" / "command" / "editable_wheel.py").write_text(module_text)
+
+
+def test_hook_keeps_setuptools_editable_finder_and_removes_planted_ones(
+    sandbox_repo: dict[str, Any],
+) -> None:
+    """An editable install's finder is a module its .pth line runs at every start. One that is
+    setuptools' template with literal data stays (an honest re-install writes a new one whenever
+    the version changes); one with code of its own, or code in a field, goes with its .pth line,
+    even when the install step rewrote setuptools' template to match it."""
+    site = sandbox_repo["site"]
+    with_setuptools(site, TEMPLATE_MODULE)
+    hook(sandbox_repo, "snapshot")
+    honest = "__editable___calc_1_1_finder"
+    plant_finder(site, honest, template_finder("__editable__.calc-1.1.finder", {"calc": "/testbed/calc"}))
+    extra = "__editable___extra_1_0_finder"
+    plant_finder(site, extra, template_finder("x", {"extra": "/x"}) + "import os\nos.environ['X'] = '1'\n")
+    in_field = "__editable___field_1_0_finder"
+    plant_finder(
+        site,
+        in_field,
+        template_finder("x", {}).replace("MAPPING = {}", "MAPPING = __import__('os').getcwd()"),
+    )
+    rewritten = "__editable___rewritten_1_0_finder"
+    payload = "import os\nos.environ['X'] = '1'\n"
+    (site / "setuptools" / "command" / "editable_wheel.py").write_text(
+        TEMPLATE_MODULE.replace('"""\\\n', '"""\\\n' + payload, 1)
+    )
+    plant_finder(site, rewritten, payload + template_finder("x", {}))
+    pre = hook(sandbox_repo, "pre")
+    assert (site / f"{honest}.py").exists() and (site / f"{honest}.pth").exists()
+    joined = " | ".join(pre["neutralized"])
+    assert honest not in joined, joined
+    for module in (extra, in_field, rewritten):
+        assert not (site / f"{module}.py").exists() and not (site / f"{module}.pth").exists(), module
+        assert (
+            f"{module}.py (start-up file added" in joined and f"{module}.pth (start-up file added" in joined
+        )
+
+
+def test_hook_leaves_the_editable_install_a_reinstall_replaced(sandbox_repo: dict[str, Any]) -> None:
+    """A new version re-installed: pip removes the old version's finder and .pth file and writes
+    new ones. The old ones stay removed (two finders of one package would both run), and a .pth
+    file removed otherwise is put back."""
+    site = sandbox_repo["site"]
+    with_setuptools(site, TEMPLATE_MODULE)
+    plant_finder(site, "__editable___calc_1_0_finder", template_finder("x", {"calc": "/testbed/calc"}))
+    hook(sandbox_repo, "snapshot")
+    (site / "__editable___calc_1_0_finder.py").unlink()
+    (site / "__editable___calc_1_0_finder.pth").unlink()
+    (site / "keep.pth").unlink()
+    plant_finder(site, "__editable___calc_1_1_finder", template_finder("y", {"calc": "/testbed/calc"}))
+    pre = hook(sandbox_repo, "pre")
+    assert not (site / "__editable___calc_1_0_finder.py").exists()
+    assert not (site / "__editable___calc_1_0_finder.pth").exists()
+    assert (site / "__editable___calc_1_1_finder.py").exists() and (
+        site / "__editable___calc_1_1_finder.pth"
+    ).exists()
+    assert (site / "keep.pth").exists()
+    assert [entry for entry in pre["neutralized"] if "__editable__" in entry] == []
+    assert [entry.split(" (")[0] for entry in pre["neutralized"]] == [str(site / "keep.pth")]
+
+
+def test_hook_removes_a_new_finder_where_no_setuptools_was(sandbox_repo: dict[str, Any]) -> None:
+    site = sandbox_repo["site"]
+    hook(sandbox_repo, "snapshot")
+    module = "__editable___calc_1_1_finder"
+    plant_finder(site, module, template_finder("x", {"calc": "/testbed/calc"}))
+    hook(sandbox_repo, "pre")
+    assert not (site / f"{module}.py").exists() and not (site / f"{module}.pth").exists()
+
+
+def test_hook_keeps_the_finder_of_the_installed_setuptools(sandbox_repo: dict[str, Any]) -> None:
+    """The finder the installed setuptools itself writes, from its own template."""
+    editable_wheel = pytest.importorskip("setuptools.command.editable_wheel")
+    if not hasattr(editable_wheel, "_finder_template"):
+        pytest.skip("a setuptools without PEP 660 editable finders")
+    site = sandbox_repo["site"]
+    with_setuptools(site, Path(editable_wheel.__file__).read_text())
+    hook(sandbox_repo, "snapshot")
+    module = "__editable___calc_1_1_finder"
+    text = editable_wheel._finder_template(
+        "__editable__.calc-1.1.finder", {"calc": "/testbed/calc", "calc_extra": "/testbed/src/calc_extra"}, {}
+    )
+    plant_finder(site, module, text)
+    pre = hook(sandbox_repo, "pre")
+    assert (site / f"{module}.py").exists() and (site / f"{module}.pth").exists()
+    assert pre["neutralized"] == []
+
+
 def test_hook_adds_canaries_and_sees_files_change(sandbox_repo: dict[str, Any]) -> None:
     repo = sandbox_repo["repo"]
     hook(sandbox_repo, "snapshot")

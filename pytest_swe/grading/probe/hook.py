@@ -470,6 +470,7 @@ def cmd_snapshot(plan):
             "repo": rstate,
             "names": names,
             "installed": sorted(installed),
+            "finder_templates": finder_templates(dirs),
             "expected": expected_graded(plan),
             "outside": outside_state(dirs),
             "copies_sha": sha(copies),
@@ -549,10 +550,11 @@ def holds_runner(d):
     return any(name in RUNNER_PACKAGES or runner_module(name) for name in names)
 
 
-def pth_is_inert(text, repo, known=()):
+def pth_is_inert(text, repo, known=(), refused=()):
     """A .pth file that only adds existing directories, or the setuptools editable finder line.
 
-    A directory that holds the test runner's name is not inert unless a .pth file already added it
+    An editable finder line that imports a finder in ``refused`` is not inert. A directory that
+    holds the test runner's name is not inert unless a .pth file already added it
     (``known``) or it is one of the repository's import roots, whose runner-named modules are
     judged apart (``shadow_names``): Python puts it on ``sys.path`` right after its site
     directory, before the later site directories, so it would shadow a runner installed in one of
@@ -563,7 +565,7 @@ def pth_is_inert(text, repo, known=()):
         if not line or line.startswith("#"):
             continue
         if line.startswith(("import ", "import\t")):
-            if not EDITABLE_LINE.match(line):
+            if not EDITABLE_LINE.match(line) or line.split()[1].rstrip(";") in refused:
                 return False
             continue
         path = line if os.path.isdir(line) else os.path.join(repo, line)
@@ -572,6 +574,67 @@ def pth_is_inert(text, repo, known=()):
         if os.path.realpath(path) not in allowed and holds_runner(path):
             return False
     return True
+
+
+def finder_templates(dirs):
+    """The text setuptools' editable installs write as a finder module (its ``_FINDER_TEMPLATE``),
+    from each setuptools in ``dirs``: read at the snapshot, before an install step could change it."""
+    out = []
+    for d in dirs:
+        text = read_text(os.path.join(d, "setuptools", "command", "editable_wheel.py"))
+        if not text:
+            continue
+        try:
+            ast = ast_module()
+            for node in ast.parse(text).body:
+                targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+                if any(getattr(t, "id", None) == "_FINDER_TEMPLATE" for t in targets):
+                    value = ast.literal_eval(node.value)
+                    if isinstance(value, str) and value not in out:
+                        out.append(value)
+        except Exception:
+            continue  # a setuptools this Python cannot read gives no template
+    return out
+
+
+TEMPLATE_FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
+
+
+def is_setuptools_finder(text, templates):
+    """Whether ``text`` is one of ``templates`` with a Python literal (a mapping of packages to
+    directories, a name) in each field: setuptools' own finder code, nothing else."""
+    for template in templates:
+        parts = []
+        at = 0
+        for field in TEMPLATE_FIELD.finditer(template):
+            parts.append(re.escape(template[at : field.start()]))
+            token = field.group(0)
+            parts.append(re.escape(token[0]) if token in ("{{", "}}") else "([^\n]*)")
+            at = field.end()
+        parts.append(re.escape(template[at:]))
+        found = re.match("".join(parts) + r"\Z", text or "")
+        if found is None:
+            continue
+        try:
+            for value in found.groups():
+                ast_module().literal_eval(value.strip())
+        except Exception:
+            continue
+        return True
+    return False
+
+
+def planted_finders(old_site, new_site, templates):
+    """Editable finder modules (``__editable___*_finder.py``) the install step added that are not
+    setuptools' finder: a .pth line runs their ``install()`` at every start, as it runs setuptools'."""
+    out = set()
+    for path, new in new_site.items():
+        name = os.path.basename(path)
+        if path in old_site or not (name.startswith("__editable__") and name.endswith(".py")):
+            continue
+        if not is_setuptools_finder(new.get("text"), templates):
+            out.add(name[: -len(".py")])
+    return out
 
 
 def without_runner_plugins(text, allowed):
@@ -665,6 +728,7 @@ def neutralize(plan, snap):
         if path.endswith(".pth"):
             for line in pth_paths(entry.get("text")):
                 known.add(os.path.realpath(os.path.join(os.path.dirname(path), line)))
+    refused = planted_finders(old_site, new_site, snap.get("finder_templates") or [])
     for path in sorted(set(old_site) | set(new_site)):
         old, new = old_site.get(path), new_site.get(path)
         kind = (new or old)["kind"]
@@ -683,10 +747,16 @@ def neutralize(plan, snap):
                 done.append(path + " (new pytest11 entry point removed)")
             continue
         name = os.path.basename(path)
-        if name.endswith(".pth") and new is not None and pth_is_inert(new["text"], repo, known):
+        if name.endswith(".pth") and new is not None and pth_is_inert(new["text"], repo, known, refused):
             continue
         if name.startswith("__editable__") and name.endswith(".py") and old is None:
-            continue  # the finder of an editable install; its .pth line is what runs it
+            if name[: -len(".py")] not in refused:
+                continue  # setuptools' finder of an editable install; its .pth line is what runs it
+        if name.startswith("__editable__") and new is None:
+            # Gone with the editable install it belonged to: pip uninstalls the version a re-install
+            # replaces (a new version number, a new finder). Put back, two finders of one package
+            # would run at every start; removed, nothing of it runs.
+            continue
         if old is None:
             remove(path)
             done.append(path + " (start-up file added by the install step, removed)")

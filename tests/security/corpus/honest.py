@@ -176,6 +176,30 @@ def _gitignore(ctx: InstanceContext, work: Checkout) -> None:
     work.write(".gitignore", text + ".venv/\n.mypy_cache/\n")
 
 
+_VERSION = re.compile(r"""^(\s*version\s*=\s*["']?)(\d+)\.(\d+)\.(\d+)""", re.MULTILINE)
+
+
+def _version_file(ctx: InstanceContext) -> str | None:
+    """The packaging file that holds the package's version, if one does."""
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        if name in ctx.files and _VERSION.search(ctx.read(name)):
+            return name
+    return None
+
+
+def _version_bump(ctx: InstanceContext, work: Checkout) -> None:
+    """The patch version raised: a re-install then writes the package's metadata, and an editable
+    install's finder and .pth file, under new names, and removes the old ones."""
+    name = _version_file(ctx)
+    assert name is not None
+    work.write(
+        name,
+        _VERSION.sub(
+            lambda m: f"{m.group(1)}{m.group(2)}.{m.group(3)}.{int(m.group(4)) + 1}", work.read(name), 1
+        ),
+    )
+
+
 def _changelog(ctx: InstanceContext, work: Checkout) -> None:
     work.write("CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n- Fix the issue reported upstream.\n")
 
@@ -381,6 +405,12 @@ KINDS: tuple[Kind, ...] = (
     Kind("setup-cfg-lint", "setup.cfg with [flake8] and [mypy] sections", _setup_cfg_lint),
     Kind("gitignore-edit", ".gitignore entries added", _gitignore),
     Kind("changelog", "a CHANGELOG entry", _changelog),
+    Kind(
+        "version-bump",
+        "the package's patch version raised (the eval script's re-install writes a new editable finder)",
+        _version_bump,
+        lambda ctx: ctx.reinstalls and _version_file(ctx) is not None,
+    ),
     Kind("helper-module", "a new helper module in the package", _helper_module),
     Kind("init-export", "the package __init__ re-exports the fixed module", _init_export),
     Kind("type-hints", "py.typed and a type-annotated helper in the fixed module", _type_hints),
