@@ -1676,6 +1676,50 @@ def via_meta(poly):
 """
 
 
+def test_equality_watch_leaves_collections_that_begin_in_importlibs_module_lock(tmp_path: Path) -> None:
+    """A collection can begin inside ``_ModuleLock.acquire``; a scan there that makes anything take
+    a module lock again in the same thread breaks the outer lock's bookkeeping (CPython 3.11.2:
+    ``KeyError`` from ``acquire``, the import fails). Such a collection is left to the next one."""
+    plan = probe.plan_for(
+        workdir=str(tmp_path),
+        script=script_with("pytest t.py"),
+        test_patch=None,
+        runner="pytest",
+        patched=["p.py"],
+    )
+    plan.watch["out"] = str(tmp_path / "watch.jsonl")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+    code = textwrap.dedent(
+        """
+        import _frozen_importlib, _thread, gc
+        import swe_watch_under_test as watch
+
+        scans = []
+        watch._scan = lambda deep=False, final=False: scans.append(deep)
+        blocking = _frozen_importlib._blocking_on
+        gc.collect()
+        outside = len(scans)
+        blocking[_thread.get_ident()] = _frozen_importlib._ModuleLock("m")  # as acquire() does
+        gc.collect()
+        inside = len(scans) - outside
+        del blocking[_thread.get_ident()]
+        gc.collect()
+        print(outside, inside, len(scans) - outside - inside)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.split() == ["1", "0", "1"]
+
+
 def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -> None:
     """A plain class's proxy passes ``assert f(x) == expected`` too, and so does one equal to any
     value of the type the test expects, or whose ``__eq__`` answers a truthy non-bool. The watch

@@ -24,6 +24,7 @@ import re
 import sys
 import time
 import weakref
+from _thread import get_ident as _get_ident
 
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
@@ -789,8 +790,21 @@ def _scan(deep=False, final=False):
         _busy[0] = False
 
 
+def _in_import_lock():
+    """Whether this thread is inside importlib's ``_ModuleLock.acquire`` (it is in the bootstrap's
+    ``_blocking_on`` until the lock is taken): a scan there that makes anything take a module lock
+    again in this thread (code a check runs, a lazy attribute) breaks the outer lock's bookkeeping,
+    and CPython 3.11.2's ``acquire`` raises ``KeyError``, failing the import (one start of Python in
+    two, with two editable finders of one package installed). Such a collection is left to the next."""
+    blocking = getattr(sys.modules.get("_frozen_importlib"), "_blocking_on", None)
+    try:
+        return bool(blocking and blocking.get(_get_ident()))
+    except Exception:
+        return False
+
+
 def _on_collect(phase, info):
-    if phase == "start":
+    if phase == "start" and not _in_import_lock():
         _scan(deep=info.get("generation", 0) > 0)
 
 
