@@ -1451,6 +1451,25 @@ def test_unittest_ids_from_django_keys() -> None:
     assert ev.unittest_id("Regression for #1234") is None
 
 
+def watched_plan(
+    tmp_path: Path, workdir: Path, patched: list[str], out: str = "watch.jsonl"
+) -> tuple[probe.Plan, Path]:
+    """A plan for ``pytest t.py`` in ``workdir`` with ``patched`` files, and a directory holding its
+    equality watch as the module ``swe_watch_under_test`` (its records in ``tmp_path/out``)."""
+    plan = probe.plan_for(
+        workdir=str(workdir),
+        script=script_with("pytest t.py"),
+        test_patch=None,
+        runner="pytest",
+        patched=patched,
+    )
+    plan.watch["out"] = str(tmp_path / out)
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+    return plan, site
+
+
 def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None:
     """Values whose ``==`` is always true pass any assertion, and so do those equal to any value of
     the type the test expects, or whose ``==`` answers a truthy non-bool; the watch finds their class
@@ -1487,17 +1506,7 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
             """
         )
     )
-    plan = probe.plan_for(
-        workdir=str(repo),
-        script=script_with("pytest t.py"),
-        test_patch=None,
-        runner="pytest",
-        patched=["pkg/__init__.py"],
-    )
-    plan.watch["out"] = str(tmp_path / "watch.jsonl")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+    _plan, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"])
     code = (
         "import swe_watch_under_test, pkg, gc\nassert pkg.degree([1]) == 99\nassert pkg.Honest(2) == 2\n"
         "assert pkg.Loose('a') == 'b' and pkg.One(1.0) == 2.0 and pkg.Folded('A') == 'a'\ngc.collect()\n"
@@ -1680,17 +1689,7 @@ def test_equality_watch_leaves_collections_that_begin_in_importlibs_module_lock(
     """A collection can begin inside ``_ModuleLock.acquire``; a scan there that makes anything take
     a module lock again in the same thread breaks the outer lock's bookkeeping (CPython 3.11.2:
     ``KeyError`` from ``acquire``, the import fails). Such a collection is left to the next one."""
-    plan = probe.plan_for(
-        workdir=str(tmp_path),
-        script=script_with("pytest t.py"),
-        test_patch=None,
-        runner="pytest",
-        patched=["p.py"],
-    )
-    plan.watch["out"] = str(tmp_path / "watch.jsonl")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+    _plan, site = watched_plan(tmp_path, tmp_path, ["p.py"])
     code = textwrap.dedent(
         """
         import _frozen_importlib, _thread, gc
@@ -1746,18 +1745,8 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "assert pkg.via_meta([1]) == 99  # the only class this young: of a metaclass made long before\n"
         "gc.collect()\n"
     )
-    site = tmp_path / "site"
-    site.mkdir()
     for patched, out in ((["pkg/__init__.py"], "watch.jsonl"), (["other.py"], "none.jsonl")):
-        plan = probe.plan_for(
-            workdir=str(repo),
-            script=script_with("pytest t.py"),
-            test_patch=None,
-            runner="pytest",
-            patched=patched,
-        )
-        plan.watch["out"] = str(tmp_path / out)
-        (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+        _plan, site = watched_plan(tmp_path, repo, patched, out)
         proc = subprocess.run(
             [sys.executable, "-c", code],
             cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, capture_output=True, text=True, check=True,
