@@ -576,24 +576,25 @@ def pth_is_inert(text, repo, known=(), refused=()):
     return True
 
 
+FINDER_TEMPLATE = re.compile(r'^_FINDER_TEMPLATE\b[^=\n]*=\s*("""(?:\\[\s\S]|[^\\])*?""")', re.MULTILINE)
+"""Where setuptools' ``editable_wheel.py`` assigns its finder template: only that literal is parsed."""
+
+
 def finder_templates(dirs):
     """The text setuptools' editable installs write as a finder module (its ``_FINDER_TEMPLATE``),
     from each setuptools in ``dirs``: read at the snapshot, before an install step could change it."""
     out = []
     for d in dirs:
         text = read_text(os.path.join(d, "setuptools", "command", "editable_wheel.py"))
-        if not text:
+        found = FINDER_TEMPLATE.search(text or "")
+        if not found:
             continue
         try:
-            ast = ast_module()
-            for node in ast.parse(text).body:
-                targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-                if any(getattr(t, "id", None) == "_FINDER_TEMPLATE" for t in targets):
-                    value = ast.literal_eval(node.value)
-                    if isinstance(value, str) and value not in out:
-                        out.append(value)
+            value = ast_module().literal_eval(found.group(1))
         except Exception:
-            continue  # a setuptools this Python cannot read gives no template
+            continue  # a literal this Python cannot read gives no template
+        if isinstance(value, str) and value not in out:
+            out.append(value)
     return out
 
 
