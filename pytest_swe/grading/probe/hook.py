@@ -4,7 +4,8 @@
 # nothing newer than 3.5 and only the standard library. Modes:
 #
 #   snapshot PLAN  after the model patch is applied and neutralized, before the eval script:
-#                  record the start-up state (site directories, the repository's conftest and
+#                  record the start-up state (site directories, the user site directories not
+#                  there yet, setuptools' editable finder template, the repository's conftest and
 #                  configuration files, entry points, compiled files, import-root names) and
 #                  the kernel's time stamp of that moment (what changes later has a later one).
 #   pre PLAN       inside the eval script, right before the test command (after its install
