@@ -650,8 +650,9 @@ def test_hook_keeps_setuptools_editable_finder_and_removes_planted_ones(
 ) -> None:
     """An editable install's finder is a module its .pth line runs at every start. One that is
     setuptools' template with literal data stays (an honest re-install writes a new one whenever
-    the version changes); one with code of its own, or code in a field, goes with its .pth line,
-    even when the install step rewrote setuptools' template to match it."""
+    the version changes). One with code of its own is rebuilt from the template read at the
+    snapshot with its data, even when the install step rewrote setuptools' template to match it;
+    one with code in a field goes with its .pth line."""
     site = sandbox_repo["site"]
     with_setuptools(site, TEMPLATE_MODULE)
     hook(sandbox_repo, "snapshot")
@@ -670,16 +671,100 @@ def test_hook_keeps_setuptools_editable_finder_and_removes_planted_ones(
     (site / "setuptools" / "command" / "editable_wheel.py").write_text(
         TEMPLATE_MODULE.replace('"""\\\n', '"""\\\n' + payload, 1)
     )
-    plant_finder(site, rewritten, payload + template_finder("x", {}))
+    plant_finder(site, rewritten, payload + template_finder("y", {"r": "/r"}))
     pre = hook(sandbox_repo, "pre")
     assert (site / f"{honest}.py").exists() and (site / f"{honest}.pth").exists()
     joined = " | ".join(pre["neutralized"])
     assert honest not in joined, joined
-    for module in (extra, in_field, rewritten):
+    assert not (site / f"{in_field}.py").exists() and not (site / f"{in_field}.pth").exists()
+    assert (
+        f"{in_field}.py (start-up file added" in joined and f"{in_field}.pth (start-up file added" in joined
+    )
+    for module, name, mapping in ((extra, "x", {"extra": "/x"}), (rewritten, "y", {"r": "/r"})):
+        assert (site / f"{module}.py").read_text() == template_finder(name, mapping)
+        assert (site / f"{module}.pth").exists()
+        assert f"{module}.py (editable finder of another setuptools, rebuilt" in joined, joined
+
+
+# The same finder as TEMPLATE_MODULE's, as a later setuptools writes it: annotations on the fields,
+# other code around them.
+LATER_TEMPLATE = """\
+from __future__ import annotations
+import sys
+from importlib.machinery import ModuleSpec
+
+MAPPING: dict[str, str] = {mapping!r}
+NAMESPACES: dict[str, list[str]] = {namespaces!r}
+PATH_PLACEHOLDER = {name!r} + ".__path_hook__"
+
+
+def install():
+    sys.meta_path.append(object)
+"""
+
+
+def test_hook_rebuilds_the_finder_of_another_setuptools_from_this_ones_template(
+    sandbox_repo: dict[str, Any],
+) -> None:
+    """A build-isolated re-install (pip's default) writes the finder of the setuptools it fetched,
+    not of the one in the environment: rebuilt from the environment's template with its data, the
+    package still imports; a finder with a field missing or not a literal goes."""
+    site = sandbox_repo["site"]
+    with_setuptools(site, TEMPLATE_MODULE)
+    hook(sandbox_repo, "snapshot")
+    data = {
+        "name": "__editable__.calc-1.1.finder",
+        "mapping": {"calc": "/testbed/calc", "calc_extra": "/testbed/src/calc_extra"},
+        "namespaces": {"calc_ns": ["/testbed/ns"]},
+    }
+    later = "__editable___calc_1_1_finder"
+    plant_finder(site, later, LATER_TEMPLATE.format(**data))
+    missing = "__editable___missing_1_0_finder"
+    plant_finder(site, missing, "\n".join(LATER_TEMPLATE.format(**data).splitlines()[5:]))
+    call = "__editable___call_1_0_finder"
+    plant_finder(site, call, LATER_TEMPLATE.format(**data).replace("{'calc_ns'", "dict(x=1) or {'calc_ns'"))
+    pre = hook(sandbox_repo, "pre")
+    namespace: dict[str, Any] = {}
+    exec(TEMPLATE_MODULE, namespace)
+    assert (site / f"{later}.py").read_text() == str(namespace["_FINDER_TEMPLATE"]).format(**data)
+    assert (site / f"{later}.pth").exists()
+    for module in (missing, call):
         assert not (site / f"{module}.py").exists() and not (site / f"{module}.pth").exists(), module
-        assert (
-            f"{module}.py (start-up file added" in joined and f"{module}.pth (start-up file added" in joined
-        )
+    assert sorted(entry.split(" (")[0].rsplit("/", 1)[1] for entry in pre["neutralized"]) == [
+        f"{later}.py",
+        *sorted(f"{m}.{ext}" for m in (call, missing) for ext in ("pth", "py")),
+    ]
+
+
+def test_hook_removes_a_finder_that_maps_start_up_code(sandbox_repo: dict[str, Any]) -> None:
+    """setuptools' own finder code with data that maps ``usercustomize`` (which the interpreter
+    imports after the .pth files ran, where no site directory holds one), ``sitecustomize`` or
+    the runner: the finder's ``install()`` would make the interpreter run a module of the
+    install step's choosing at every start. Such a finder goes; an honest one stays."""
+    site = sandbox_repo["site"]
+    with_setuptools(site, TEMPLATE_MODULE)
+    hook(sandbox_repo, "snapshot")
+    namespace: dict[str, Any] = {}
+    exec(TEMPLATE_MODULE, namespace)
+    template = str(namespace["_FINDER_TEMPLATE"])
+    planted = {
+        "__editable___user_1_0_finder": {"usercustomize": "/tmp/x/usercustomize"},
+        "__editable___site_1_0_finder": {"calc": "/testbed/calc", "sitecustomize.sub": "/tmp/x"},
+        "__editable___runner_1_0_finder": {"_pytest.runner": "/tmp/x/runner"},
+    }
+    for module, mapping in planted.items():
+        plant_finder(site, module, template.format(name="x", mapping=mapping, namespaces={}))
+    spaces = "__editable___spaces_1_0_finder"
+    plant_finder(
+        site, spaces, template.format(name="x", mapping={}, namespaces={"usercustomize": ["/tmp/x"]})
+    )
+    honest = "__editable___calc_1_1_finder"
+    plant_finder(site, honest, template.format(name="x", mapping={"calc": "/testbed/calc"}, namespaces={}))
+    pre = hook(sandbox_repo, "pre")
+    for module in [*planted, spaces]:
+        assert not (site / f"{module}.py").exists() and not (site / f"{module}.pth").exists(), module
+    assert (site / f"{honest}.py").exists() and (site / f"{honest}.pth").exists()
+    assert honest not in " | ".join(pre["neutralized"])
 
 
 def test_hook_leaves_the_editable_install_a_reinstall_replaced(sandbox_repo: dict[str, Any]) -> None:
@@ -727,9 +812,13 @@ def test_hook_keeps_the_finder_of_the_installed_setuptools(sandbox_repo: dict[st
         "__editable__.calc-1.1.finder", {"calc": "/testbed/calc", "calc_extra": "/testbed/src/calc_extra"}, {}
     )
     plant_finder(site, module, text)
+    # The same data in another version's finder: its own code (here, a line more) rebuilt away.
+    other = "__editable___other_2_0_finder"
+    plant_finder(site, other, text.replace("import sys", "import sys, os; os.environ['X'] = '1'", 1))
     pre = hook(sandbox_repo, "pre")
-    assert (site / f"{module}.py").exists() and (site / f"{module}.pth").exists()
-    assert pre["neutralized"] == []
+    assert (site / f"{module}.py").read_text() == text and (site / f"{module}.pth").exists()
+    assert (site / f"{other}.py").read_text() == text and (site / f"{other}.pth").exists()
+    assert [entry.split(" (")[0] for entry in pre["neutralized"]] == [str(site / f"{other}.py")]
 
 
 def test_hook_adds_canaries_and_sees_files_change(sandbox_repo: dict[str, Any]) -> None:

@@ -583,7 +583,8 @@ FINDER_TEMPLATE = re.compile(r'^_FINDER_TEMPLATE\b[^=\n]*=\s*("""(?:\\[\s\S]|[^\
 
 def finder_templates(dirs):
     """The text setuptools' editable installs write as a finder module (its ``_FINDER_TEMPLATE``),
-    from each setuptools in ``dirs``: read at the snapshot, before an install step could change it."""
+    from each setuptools in ``dirs``, as ``[directory, text]``: read at the snapshot, before an
+    install step could change it."""
     out = []
     for d in dirs:
         text = read_text(os.path.join(d, "setuptools", "command", "editable_wheel.py"))
@@ -594,8 +595,8 @@ def finder_templates(dirs):
             value = ast_module().literal_eval(found.group(1))
         except Exception:
             continue  # a literal this Python cannot read gives no template
-        if isinstance(value, str) and value not in out:
-            out.append(value)
+        if isinstance(value, str):
+            out.append([d, value])
     return out
 
 
@@ -626,17 +627,104 @@ def is_setuptools_finder(text, templates):
     return False
 
 
+FIELD_LINE = re.compile(r"^(\w+)\b[^=\n]*=[ \t]*(.*)$")
+"""A template line assigning one field's value: its target name and its right-hand side."""
+
+
+def finder_fields(template):
+    """For each field of a finder template (all ``{name!r}``): the name it is assigned to and the
+    text around it on its line, or None for a template whose fields are not so simple."""
+    fields = {}
+    for line in template.splitlines():
+        found = [f for f in TEMPLATE_FIELD.findall(line) if f not in ("{{", "}}")]
+        if not found:
+            continue
+        target = FIELD_LINE.match(line)
+        field = re.match(r"^\{([A-Za-z_]\w*)!r\}$", found[0])
+        if len(found) != 1 or target is None or field is None or found[0] not in target.group(2):
+            return None
+        before, after = target.group(2).split(found[0], 1)
+        unescape = lambda t: t.replace("{{", "{").replace("}}", "}")  # noqa: E731
+        fields.setdefault(field.group(1), (target.group(1), unescape(before), unescape(after)))
+    return fields
+
+
+def finder_values(text, template):
+    """The literal data of the finder ``text`` by the fields of ``template`` (``MAPPING`` and the
+    like, each read from the line assigning it, whatever setuptools version wrote ``text``), or
+    None when a field is missing or not a literal."""
+    fields = finder_fields(template)
+    if not fields:
+        return None
+    values = {}
+    for field, (target, before, after) in fields.items():
+        line = re.search(
+            r"^%s\b[^=\n]*=[ \t]*%s(.*?)%s[ \t]*$" % (re.escape(target), re.escape(before), re.escape(after)),
+            text or "",
+            re.MULTILINE,
+        )
+        if line is None:
+            return None
+        try:
+            values[field] = ast_module().literal_eval(line.group(1).strip())
+        except Exception:
+            return None
+    return values
+
+
+def rebuild_finder(values, template):
+    """``template`` filled with ``values``: the finder this environment's setuptools writes for
+    that data, which runs its code and nothing of the finder the data came from."""
+    try:
+        rebuilt = template.format(**values)
+    except Exception:
+        return None
+    return rebuilt if is_setuptools_finder(rebuilt, [template]) else None
+
+
+STARTUP_MODULES = ("sitecustomize", "usercustomize")
+"""Modules the interpreter imports as it starts, after the .pth files ran (so after a finder's
+``install()``): where no site directory holds one, a finder that maps the name runs its code."""
+
+
+def maps_startup_code(values):
+    """Whether finder data maps a module the interpreter imports at start-up, or the test runner's."""
+    for value in values.values():
+        for key in value if isinstance(value, dict) else ():
+            top = str(key).split(".")[0]
+            if top in STARTUP_MODULES or top in RUNNER_PACKAGES:
+                return True
+    return False
+
+
 def planted_finders(old_site, new_site, templates):
     """Editable finder modules (``__editable___*_finder.py``) the install step added that are not
-    setuptools' finder: a .pth line runs their ``install()`` at every start, as it runs setuptools'."""
-    out = set()
+    setuptools' finder: a .pth line runs their ``install()`` at every start, as it runs setuptools'.
+    Returns the modules to remove, and the finders rebuilt from this environment's template (by
+    path): a build-isolated re-install writes the finder of the setuptools it fetched, whose
+    template another version of setuptools here does not match. A finder whose data maps a
+    start-up module or the runner goes too, whoever wrote its code."""
+    refused = set()
+    rebuilt = {}
     for path, new in new_site.items():
         name = os.path.basename(path)
         if path in old_site or not (name.startswith("__editable__") and name.endswith(".py")):
             continue
-        if not is_setuptools_finder(new.get("text"), templates):
-            out.add(name[: -len(".py")])
-    return out
+        here = os.path.dirname(path)
+        text = new.get("text")
+        for _d, template in sorted(templates, key=lambda pair: pair[0] != here):
+            values = finder_values(text, template)
+            if values is None or maps_startup_code(values):
+                continue
+            if is_setuptools_finder(text, [template]):
+                break
+            again = rebuild_finder(values, template)
+            if again is not None:
+                rebuilt[path] = again
+                break
+        else:
+            refused.add(name[: -len(".py")])
+    return refused, rebuilt
 
 
 def without_runner_plugins(text, allowed):
@@ -730,7 +818,7 @@ def neutralize(plan, snap):
         if path.endswith(".pth"):
             for line in pth_paths(entry.get("text")):
                 known.add(os.path.realpath(os.path.join(os.path.dirname(path), line)))
-    refused = planted_finders(old_site, new_site, snap.get("finder_templates") or [])
+    refused, rebuilt = planted_finders(old_site, new_site, snap.get("finder_templates") or [])
     for path in sorted(set(old_site) | set(new_site)):
         old, new = old_site.get(path), new_site.get(path)
         kind = (new or old)["kind"]
@@ -750,6 +838,13 @@ def neutralize(plan, snap):
             continue
         name = os.path.basename(path)
         if name.endswith(".pth") and new is not None and pth_is_inert(new["text"], repo, known, refused):
+            continue
+        if path in rebuilt:
+            write(path, rebuilt[path])
+            done.append(
+                path
+                + " (editable finder of another setuptools, rebuilt from this one's template with its data)"
+            )
             continue
         if name.startswith("__editable__") and name.endswith(".py") and old is None:
             if name[: -len(".py")] not in refused:
