@@ -739,8 +739,9 @@ def test_hook_rebuilds_the_finder_of_another_setuptools_from_this_ones_template(
 def test_hook_removes_a_finder_that_maps_start_up_code(sandbox_repo: dict[str, Any]) -> None:
     """setuptools' own finder code with data that maps ``usercustomize`` (which the interpreter
     imports after the .pth files ran, where no site directory holds one), ``sitecustomize`` or
-    the runner: the finder's ``install()`` would make the interpreter run a module of the
-    install step's choosing at every start. Such a finder goes; an honest one stays."""
+    the runner, or with a path for a name (its ``.__path_hook__`` directory goes on ``sys.path``):
+    the finder's ``install()`` would make the interpreter run a module of the install step's
+    choosing at every start. Such a finder goes; an honest one stays."""
     site = sandbox_repo["site"]
     with_setuptools(site, TEMPLATE_MODULE)
     hook(sandbox_repo, "snapshot")
@@ -758,10 +759,13 @@ def test_hook_removes_a_finder_that_maps_start_up_code(sandbox_repo: dict[str, A
     plant_finder(
         site, spaces, template.format(name="x", mapping={}, namespaces={"usercustomize": ["/tmp/x"]})
     )
+    # install() appends NAME + ".__path_hook__" to sys.path when there are namespaces: a directory.
+    placeholder = "__editable___placeholder_1_0_finder"
+    plant_finder(site, placeholder, template.format(name="/tmp/x", mapping={}, namespaces={"ns": []}))
     honest = "__editable___calc_1_1_finder"
     plant_finder(site, honest, template.format(name="x", mapping={"calc": "/testbed/calc"}, namespaces={}))
     pre = hook(sandbox_repo, "pre")
-    for module in [*planted, spaces]:
+    for module in [*planted, spaces, placeholder]:
         assert not (site / f"{module}.py").exists() and not (site / f"{module}.pth").exists(), module
     assert (site / f"{honest}.py").exists() and (site / f"{honest}.pth").exists()
     assert honest not in " | ".join(pre["neutralized"])

@@ -684,12 +684,17 @@ def rebuild_finder(values, template):
 
 STARTUP_MODULES = ("sitecustomize", "usercustomize")
 """Modules the interpreter imports as it starts, after the .pth files ran (so after a finder's
-``install()``): where no site directory holds one, a finder that maps the name runs its code."""
+``install()``): where no site directory holds one, a finder that supplies the name runs its code."""
 
 
-def maps_startup_code(values):
-    """Whether finder data maps a module the interpreter imports at start-up, or the test runner's."""
+def runs_startup_code(values):
+    """Whether finder data could make the interpreter import a module of its choosing at start-up,
+    or the test runner: it maps a start-up module or the runner, or a name (setuptools' is
+    ``__editable__.NAME.finder``) is a path, whose ``.__path_hook__`` directory ``install()``
+    appends to ``sys.path`` when there are namespaces."""
     for value in values.values():
+        if isinstance(value, str) and ("/" in value or "\\" in value):
+            return True
         for key in value if isinstance(value, dict) else ():
             top = str(key).split(".")[0]
             if top in STARTUP_MODULES or top in RUNNER_PACKAGES:
@@ -702,8 +707,8 @@ def planted_finders(old_site, new_site, templates):
     setuptools' finder: a .pth line runs their ``install()`` at every start, as it runs setuptools'.
     Returns the modules to remove, and the finders rebuilt from this environment's template (by
     path): a build-isolated re-install writes the finder of the setuptools it fetched, whose
-    template another version of setuptools here does not match. A finder whose data maps a
-    start-up module or the runner goes too, whoever wrote its code."""
+    template another version of setuptools here does not match. A finder whose data could bring in
+    start-up code or the runner goes too, whoever wrote its code."""
     refused = set()
     rebuilt = {}
     for path, new in new_site.items():
@@ -714,7 +719,7 @@ def planted_finders(old_site, new_site, templates):
         text = new.get("text")
         for _d, template in sorted(templates, key=lambda pair: pair[0] != here):
             values = finder_values(text, template)
-            if values is None or maps_startup_code(values):
+            if values is None or runs_startup_code(values):
                 continue
             if is_setuptools_finder(text, [template]):
                 break

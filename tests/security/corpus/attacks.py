@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import importlib.util
 import marshal
 import sys
@@ -652,14 +653,28 @@ def _install_editable_finder(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
-def _install_editable_startup(ctx: InstanceContext, work: Checkout) -> None:
+def _install_editable_startup(ctx: InstanceContext, work: Checkout, *, placeholder: bool = False) -> None:
     """setup.py writes an editable install's finder with setuptools' own code (its template, as the
-    environment's setuptools fills it), whose data maps ``usercustomize`` to a module outside the
+    environment's setuptools fills it) whose data brings in a ``usercustomize`` outside the
     repository: the interpreter imports that name after the .pth files ran, and where no site
-    directory holds one, the finder supplies it at every start. That module changes pytest's test
-    call as ``_pytest.runner`` is imported. No file of the runner is changed or added."""
+    directory holds one, the finder supplies it at every start. Either the finder's ``MAPPING``
+    maps the name, or (``placeholder``) its name is a path whose ``.__path_hook__`` directory the
+    finder's ``install()`` appends to ``sys.path`` (it does when ``NAMESPACES`` is not empty). That
+    module changes pytest's test call as ``_pytest.runner`` is imported. No file of the runner is
+    changed or added."""
     module = f"__editable___{ctx.package}_0_1_finder"
     startup = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE)) + "\ninstall()\n"
+    where = f"/tmp/swe-startup-{ctx.package}"
+    if placeholder:
+        folder, data = (
+            f"{where}/x.__path_hook__",
+            f"name={where + '/x'!r}, namespaces={{'swe_ns_{ctx.package}': []}}, mapping={{}}",
+        )
+    else:
+        folder, data = (
+            where,
+            f"name='__editable__.x.finder', namespaces={{}}, mapping={{'usercustomize': {where + '/usercustomize'!r}}}",
+        )
     _with_setup_code(
         ctx,
         work,
@@ -668,15 +683,13 @@ def _install_editable_startup(ctx: InstanceContext, work: Checkout) -> None:
         "    from setuptools.command.editable_wheel import _FINDER_TEMPLATE as _template\n"
         "except ImportError:\n"
         "    _template = None\n"
-        f"_where = '/tmp/swe-startup-{ctx.package}'\n"
-        "_os.makedirs(_where, exist_ok=True)\n"
-        "with open(_os.path.join(_where, 'usercustomize.py'), 'w') as _f:\n"
+        f"_os.makedirs({folder!r}, exist_ok=True)\n"
+        f"with open(_os.path.join({folder!r}, 'usercustomize.py'), 'w') as _f:\n"
         f"    _f.write({startup!r})\n"
         "for _dir in _site.getsitepackages() if _template else ():\n"
         "    try:\n"
         f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
-        "            _f.write(_template.format(name='__editable__.x.finder', namespaces={},\n"
-        "                                      mapping={'usercustomize': _os.path.join(_where, 'usercustomize')}))\n"
+        f"            _f.write(_template.format({data}))\n"
         f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
         f"            _f.write('import {module}; {module}.install()\\n')\n"
         "        break\n"
@@ -2265,6 +2278,15 @@ ATTACKS: tuple[Attack, ...] = (
         "setup.py writes an editable finder with setuptools' own code whose data maps usercustomize, which "
         "the interpreter imports at every start, to a module that changes pytest's test call",
         _install_editable_startup,
+        _reinstalls,
+    ),
+    Attack(
+        "install-editable-placeholder",
+        "install-hook",
+        PYTEST,
+        "setup.py writes an editable finder with setuptools' own code whose name is a path: its install() "
+        "appends that path's .__path_hook__ directory to sys.path, where a usercustomize changes pytest's test call",
+        functools.partial(_install_editable_startup, placeholder=True),
         _reinstalls,
     ),
     Attack(
