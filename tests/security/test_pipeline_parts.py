@@ -771,6 +771,29 @@ def test_hook_removes_a_finder_that_maps_start_up_code(sandbox_repo: dict[str, A
     assert honest not in " | ".join(pre["neutralized"])
 
 
+def test_hook_keeps_only_setuptools_own_editable_pth_line(sandbox_repo: dict[str, Any]) -> None:
+    """setuptools writes ``import M; M.install()`` in an editable install's .pth file; the
+    interpreter runs the whole line, so an argument to ``install()``, or a call on another module,
+    is code of the install step's own at every start, beside setuptools' own finder."""
+    site = sandbox_repo["site"]
+    with_setuptools(site, TEMPLATE_MODULE)
+    hook(sandbox_repo, "snapshot")
+    module = "__editable___calc_1_1_finder"
+    plant_finder(site, module, template_finder("x", {"calc": "/testbed/calc"}))
+    lines = {
+        "argument.pth": f"import {module}; {module}.install(exec('import os'))\n",
+        "other.pth": f"import {module}; __editable___other_finder.install()\n",
+        "spaced.pth": f"import {module}; {module}.install( __import__('os') )\n",
+    }
+    for name, line in lines.items():
+        (site / name).write_text(line)
+    pre = hook(sandbox_repo, "pre")
+    for name in lines:
+        assert not (site / name).exists(), name
+    assert (site / f"{module}.py").exists() and (site / f"{module}.pth").exists()
+    assert sorted(entry.split(" (")[0].rsplit("/", 1)[1] for entry in pre["neutralized"]) == sorted(lines)
+
+
 def test_hook_leaves_the_editable_install_a_reinstall_replaced(sandbox_repo: dict[str, Any]) -> None:
     """A new version re-installed: pip removes the old version's finder and .pth file and writes
     new ones. The old ones stay removed (two finders of one package would both run), and a .pth

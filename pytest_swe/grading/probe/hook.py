@@ -35,9 +35,9 @@ CONFIG_FILES = (
     "pyproject.toml",
 )
 STARTUP_FILES = ("sitecustomize.py", "usercustomize.py")
-EDITABLE_LINE = re.compile(
-    r"^import __editable___[\w.\-]+_finder; __editable___[\w.\-]+_finder\.install\(.*\)$"
-)
+EDITABLE_LINE = re.compile(r"^import (__editable___\w+_finder); (\1)\.install\(\)$")
+"""The line setuptools writes in an editable install's .pth file (every release from 64 to 84):
+the finder module imported and its ``install()`` called, with no argument to evaluate."""
 SKIP_DIRS = (".git", ".tox", ".nox", "node_modules", ".mypy_cache", ".hypothesis")
 RUNNER_PACKAGES = ("pytest", "_pytest", "pluggy", "py", "_py", "iniconfig", "xdist")
 """Installed test-runner code whose sources a planted install step could rewrite."""

@@ -698,6 +698,34 @@ def _install_editable_startup(ctx: InstanceContext, work: Checkout, *, placehold
     )
 
 
+def _install_editable_pth_call(ctx: InstanceContext, work: Checkout) -> None:
+    """setup.py writes an editable install's finder with setuptools' own code and plain data, and the
+    .pth line that runs it, but with an argument to ``install()`` that runs code of its own (the
+    interpreter runs the whole line at every start): it changes pytest's test call as
+    ``_pytest.runner`` is imported."""
+    module = f"__editable___{ctx.package}_0_1_finder"
+    code = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE)) + "\ninstall()\n"
+    line = f"import {module}; {module}.install(*[exec({code!r}, {{}})][:0])\n"
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os\nimport site as _site\n\n"
+        "try:\n"
+        "    from setuptools.command.editable_wheel import _FINDER_TEMPLATE as _template\n"
+        "except ImportError:\n"
+        "    _template = None\n"
+        "for _dir in _site.getsitepackages() if _template else ():\n"
+        "    try:\n"
+        f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
+        "            _f.write(_template.format(name='__editable__.x.finder', namespaces={}, mapping={}))\n"
+        f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
+        f"            _f.write({line!r})\n"
+        "        break\n"
+        "    except OSError:\n"
+        "        pass\n",
+    )
+
+
 _RUNNER_PACKAGE = """
 import os as _os
 
@@ -2287,6 +2315,15 @@ ATTACKS: tuple[Attack, ...] = (
         "setup.py writes an editable finder with setuptools' own code whose name is a path: its install() "
         "appends that path's .__path_hook__ directory to sys.path, where a usercustomize changes pytest's test call",
         functools.partial(_install_editable_startup, placeholder=True),
+        _reinstalls,
+    ),
+    Attack(
+        "install-editable-pth-call",
+        "install-hook",
+        PYTEST,
+        "setup.py writes setuptools' own editable finder and its .pth line, with an argument to install() that "
+        "runs code changing pytest's test call",
+        _install_editable_pth_call,
         _reinstalls,
     ),
     Attack(
