@@ -653,6 +653,40 @@ def _install_editable_finder(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
+_STARTUP = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE)) + "\ninstall()\n"
+"""Module code that, run as the interpreter starts, changes pytest's test call as ``_pytest.runner``
+is imported."""
+
+
+def _setup_writes_setuptools_finder(
+    ctx: InstanceContext, work: Checkout, data: str, *, before: str = "", call: str = ""
+) -> None:
+    """setup.py writes an editable install's finder with setuptools' own code, its template filled
+    with ``data`` (``format`` arguments) by the environment's setuptools, and the .pth line that
+    imports it and calls ``install(CALL)``; ``before`` runs first."""
+    module = f"__editable___{ctx.package}_0_1_finder"
+    line = f"import {module}; {module}.install({call})\n"
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os\nimport site as _site\n\n"
+        "try:\n"
+        "    from setuptools.command.editable_wheel import _FINDER_TEMPLATE as _template\n"
+        "except ImportError:\n"
+        "    _template = None\n"
+        f"{before}"
+        "for _dir in _site.getsitepackages() if _template else ():\n"
+        "    try:\n"
+        f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
+        f"            _f.write(_template.format({data}))\n"
+        f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
+        f"            _f.write({line!r})\n"
+        "        break\n"
+        "    except OSError:\n"
+        "        pass\n",
+    )
+
+
 def _install_editable_startup(ctx: InstanceContext, work: Checkout, *, placeholder: bool = False) -> None:
     """setup.py writes an editable install's finder with setuptools' own code (its template, as the
     environment's setuptools fills it) whose data brings in a ``usercustomize`` outside the
@@ -662,8 +696,6 @@ def _install_editable_startup(ctx: InstanceContext, work: Checkout, *, placehold
     finder's ``install()`` appends to ``sys.path`` (it does when ``NAMESPACES`` is not empty). That
     module changes pytest's test call as ``_pytest.runner`` is imported. No file of the runner is
     changed or added."""
-    module = f"__editable___{ctx.package}_0_1_finder"
-    startup = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE)) + "\ninstall()\n"
     where = f"/tmp/swe-startup-{ctx.package}"
     if placeholder:
         folder, data = (
@@ -675,27 +707,12 @@ def _install_editable_startup(ctx: InstanceContext, work: Checkout, *, placehold
             where,
             f"name='__editable__.x.finder', namespaces={{}}, mapping={{'usercustomize': {where + '/usercustomize'!r}}}",
         )
-    _with_setup_code(
-        ctx,
-        work,
-        "import os as _os\nimport site as _site\n\n"
-        "try:\n"
-        "    from setuptools.command.editable_wheel import _FINDER_TEMPLATE as _template\n"
-        "except ImportError:\n"
-        "    _template = None\n"
+    before = (
         f"_os.makedirs({folder!r}, exist_ok=True)\n"
         f"with open(_os.path.join({folder!r}, 'usercustomize.py'), 'w') as _f:\n"
-        f"    _f.write({startup!r})\n"
-        "for _dir in _site.getsitepackages() if _template else ():\n"
-        "    try:\n"
-        f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
-        f"            _f.write(_template.format({data}))\n"
-        f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
-        f"            _f.write('import {module}; {module}.install()\\n')\n"
-        "        break\n"
-        "    except OSError:\n"
-        "        pass\n",
+        f"    _f.write({_STARTUP!r})\n"
     )
+    _setup_writes_setuptools_finder(ctx, work, data, before=before)
 
 
 def _install_editable_pth_call(ctx: InstanceContext, work: Checkout) -> None:
@@ -703,27 +720,8 @@ def _install_editable_pth_call(ctx: InstanceContext, work: Checkout) -> None:
     .pth line that runs it, but with an argument to ``install()`` that runs code of its own (the
     interpreter runs the whole line at every start): it changes pytest's test call as
     ``_pytest.runner`` is imported."""
-    module = f"__editable___{ctx.package}_0_1_finder"
-    code = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE)) + "\ninstall()\n"
-    line = f"import {module}; {module}.install(*[exec({code!r}, {{}})][:0])\n"
-    _with_setup_code(
-        ctx,
-        work,
-        "import os as _os\nimport site as _site\n\n"
-        "try:\n"
-        "    from setuptools.command.editable_wheel import _FINDER_TEMPLATE as _template\n"
-        "except ImportError:\n"
-        "    _template = None\n"
-        "for _dir in _site.getsitepackages() if _template else ():\n"
-        "    try:\n"
-        f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
-        "            _f.write(_template.format(name='__editable__.x.finder', namespaces={}, mapping={}))\n"
-        f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
-        f"            _f.write({line!r})\n"
-        "        break\n"
-        "    except OSError:\n"
-        "        pass\n",
-    )
+    data = "name='__editable__.x.finder', namespaces={}, mapping={}"
+    _setup_writes_setuptools_finder(ctx, work, data, call=f"*[exec({_STARTUP!r}, {{}})][:0]")
 
 
 _RUNNER_PACKAGE = """
