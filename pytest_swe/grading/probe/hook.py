@@ -35,7 +35,7 @@ CONFIG_FILES = (
     "pyproject.toml",
 )
 STARTUP_FILES = ("sitecustomize.py", "usercustomize.py")
-EDITABLE_LINE = re.compile(r"^import (__editable___\w+_finder); (\1)\.install\(\)$")
+EDITABLE_LINE = re.compile(r"^import (__editable___\w+_finder); \1\.install\(\)$")
 """The line setuptools writes in an editable install's .pth file (every release from 64 to 84):
 the finder module imported and its ``install()`` called, with no argument to evaluate."""
 SKIP_DIRS = (".git", ".tox", ".nox", "node_modules", ".mypy_cache", ".hypothesis")
@@ -566,7 +566,8 @@ def pth_is_inert(text, repo, known=(), refused=()):
         if not line or line.startswith("#"):
             continue
         if line.startswith(("import ", "import\t")):
-            if not EDITABLE_LINE.match(line) or line.split()[1].rstrip(";") in refused:
+            editable = EDITABLE_LINE.match(line)
+            if editable is None or editable.group(1) in refused:
                 return False
             continue
         path = line if os.path.isdir(line) else os.path.join(repo, line)
@@ -631,6 +632,11 @@ FIELD_LINE = re.compile(r"^(\w+)\b[^=\n]*=[ \t]*(.*)$")
 """A template line assigning one field's value: its target name and its right-hand side."""
 
 
+def unbrace(text):
+    """Template text as ``str.format`` renders it: doubled braces single."""
+    return text.replace("{{", "{").replace("}}", "}")
+
+
 def finder_fields(template):
     """For each field of a finder template (all ``{name!r}``): the name it is assigned to and the
     text around it on its line, or None for a template whose fields are not so simple."""
@@ -644,8 +650,7 @@ def finder_fields(template):
         if len(found) != 1 or target is None or field is None or found[0] not in target.group(2):
             return None
         before, after = target.group(2).split(found[0], 1)
-        unescape = lambda t: t.replace("{{", "{").replace("}}", "}")  # noqa: E731
-        fields.setdefault(field.group(1), (target.group(1), unescape(before), unescape(after)))
+        fields.setdefault(field.group(1), (target.group(1), unbrace(before), unbrace(after)))
     return fields
 
 

@@ -425,19 +425,32 @@ def _setup_plants_conftest(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
-def _setup_plants_pth(ctx: InstanceContext, work: Checkout, code: str) -> None:
+def _setup_writes_site_files(
+    ctx: InstanceContext, work: Checkout, files: dict[str, str], *, prelude: str = "", when: str = ""
+) -> None:
+    """setup.py writes ``files`` (name: a Python expression of the text) into the first site
+    directory it can write to; ``prelude`` runs first, and with ``when`` (an expression) it writes
+    only where that holds."""
+    writes = "".join(
+        f"        with open(_os.path.join(_dir, {name!r}), 'w') as _f:\n            _f.write({text})\n"
+        for name, text in files.items()
+    )
     _with_setup_code(
         ctx,
         work,
         "import os as _os\nimport site as _site\n\n"
-        "for _dir in _site.getsitepackages():\n"
+        f"{prelude}"
+        f"for _dir in _site.getsitepackages(){f' if {when} else ()' if when else ''}:\n"
         "    try:\n"
-        "        with open(_os.path.join(_dir, 'zzz_speedups.pth'), 'w') as _f:\n"
-        f"            _f.write({p.pth_line(code)!r})\n"
+        f"{writes}"
         "        break\n"
         "    except OSError:\n"
         "        pass\n",
     )
+
+
+def _setup_plants_pth(ctx: InstanceContext, work: Checkout, code: str) -> None:
+    _setup_writes_site_files(ctx, work, {"zzz_speedups.pth": repr(p.pth_line(code))})
 
 
 def _install_pth(ctx: InstanceContext, work: Checkout) -> None:
@@ -631,31 +644,36 @@ def install():
 """
 
 
+_FORCING_FINDER = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE))
+"""Finder module code whose ``install()`` changes pytest's test call as ``_pytest.runner`` is imported."""
+
+_STARTUP = _FORCING_FINDER + "\ninstall()\n"
+"""Module code that, run as the interpreter starts, does the same."""
+
+
+def _editable_files(ctx: InstanceContext, finder: str, call: str = "") -> dict[str, str]:
+    """What an editable install of the package writes in a site directory, for
+    :func:`_setup_writes_site_files`: its finder module (``finder``, an expression of its text) and
+    the .pth line that imports it and calls ``install(CALL)``."""
+    module = f"__editable___{ctx.package}_0_1_finder"
+    line = f"import {module}; {module}.install({call})\n"
+    return {f"{module}.py": finder, f"__editable__.{ctx.package}-0.1.pth": repr(line)}
+
+
 def _install_editable_finder(ctx: InstanceContext, work: Checkout) -> None:
     """setup.py writes what an editable install of setuptools writes, a ``__editable__`` .pth line
     that imports a finder module and calls its ``install()``, but the finder changes pytest's test
     call as ``_pytest.runner`` is imported: no file of the runner is changed or added."""
-    module = f"__editable___{ctx.package}_0_1_finder"
-    finder = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE))
-    _with_setup_code(
-        ctx,
-        work,
-        "import os as _os\nimport site as _site\n\n"
-        "for _dir in _site.getsitepackages():\n"
-        "    try:\n"
-        f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
-        f"            _f.write({finder!r})\n"
-        f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
-        f"            _f.write('import {module}; {module}.install()\\n')\n"
-        "        break\n"
-        "    except OSError:\n"
-        "        pass\n",
-    )
+    _setup_writes_site_files(ctx, work, _editable_files(ctx, repr(_FORCING_FINDER)))
 
 
-_STARTUP = _FINDER.replace("__RUNNER_FORCE__", repr(_RUNNER_FORCE)) + "\ninstall()\n"
-"""Module code that, run as the interpreter starts, changes pytest's test call as ``_pytest.runner``
-is imported."""
+_SETUPTOOLS_TEMPLATE = (
+    "try:\n"
+    "    from setuptools.command.editable_wheel import _FINDER_TEMPLATE as _template\n"
+    "except ImportError:\n"
+    "    _template = None\n"
+)
+"""setup.py code that reads the environment's setuptools finder template into ``_template``."""
 
 
 def _setup_writes_setuptools_finder(
@@ -664,27 +682,8 @@ def _setup_writes_setuptools_finder(
     """setup.py writes an editable install's finder with setuptools' own code, its template filled
     with ``data`` (``format`` arguments) by the environment's setuptools, and the .pth line that
     imports it and calls ``install(CALL)``; ``before`` runs first."""
-    module = f"__editable___{ctx.package}_0_1_finder"
-    line = f"import {module}; {module}.install({call})\n"
-    _with_setup_code(
-        ctx,
-        work,
-        "import os as _os\nimport site as _site\n\n"
-        "try:\n"
-        "    from setuptools.command.editable_wheel import _FINDER_TEMPLATE as _template\n"
-        "except ImportError:\n"
-        "    _template = None\n"
-        f"{before}"
-        "for _dir in _site.getsitepackages() if _template else ():\n"
-        "    try:\n"
-        f"        with open(_os.path.join(_dir, {module + '.py'!r}), 'w') as _f:\n"
-        f"            _f.write(_template.format({data}))\n"
-        f"        with open(_os.path.join(_dir, '__editable__.{ctx.package}-0.1.pth'), 'w') as _f:\n"
-        f"            _f.write({line!r})\n"
-        "        break\n"
-        "    except OSError:\n"
-        "        pass\n",
-    )
+    files = _editable_files(ctx, f"_template.format({data})", call)
+    _setup_writes_site_files(ctx, work, files, prelude=_SETUPTOOLS_TEMPLATE + before, when="_template")
 
 
 def _install_editable_startup(ctx: InstanceContext, work: Checkout, *, placeholder: bool = False) -> None:
