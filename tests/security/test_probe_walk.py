@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,171 @@ def test_the_check_before_the_tests_removes_compiled_files_changed_since_the_sna
     done, compiled = HOOK.neutralize({**plan, "test_patch_paths": [], "shadow_names": []}, snap)
     assert compiled == 2 and done == []
     assert sorted(p.name for p in (site / "pkg" / "__pycache__").iterdir()) == ["kept.cpython-311.pyc"]
+
+
+def fake_stdlib(tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    """A plan over an empty site directory and a standard library ``lib/python3.11`` (a module, its
+    compiled file, an extension module) with the site directory a test would give."""
+    repo, probe_dir, lib = tmp_path / "repo", tmp_path / "probe", tmp_path / "prefix" / "lib"
+    stdlib = lib / "python3.11"
+    for d in (repo, probe_dir, stdlib / "__pycache__", stdlib / "lib-dynload", stdlib / "site-packages"):
+        d.mkdir(parents=True)
+    (stdlib / "fnmatch.py").write_text("def fnmatch(name, pat):\n    return name == pat\n")
+    (stdlib / "__pycache__" / "fnmatch.cpython-311.pyc").write_bytes(b"image")
+    (stdlib / "__pycache__" / "kept.cpython-311.pyc").write_bytes(b"image")
+    (stdlib / "lib-dynload" / "_json.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    a_tick_later(stdlib / "__pycache__" / "fnmatch.cpython-311.pyc")
+    plan = {
+        "repo": str(repo),
+        "dir": str(probe_dir),
+        "site_dirs": [str(stdlib / "site-packages")],
+        "stdlibs": [str(stdlib)],
+        "test_patch_paths": [],
+        "shadow_names": [],
+    }
+    return plan, stdlib
+
+
+def test_a_compiled_standard_library_module_planted_after_the_snapshot_is_removed(tmp_path: Path) -> None:
+    """An install step can write the compiled file of a module the runner imports under a header
+    naming its source's time and size: Python takes it without reading the source. One written
+    after the snapshot goes, whatever its times say; the image's own stays, and so does the source."""
+    plan, stdlib = fake_stdlib(tmp_path)
+    HOOK.cmd_snapshot(plan)
+    snap = HOOK.load(os.path.join(plan["dir"], "snapshot.json"))
+    assert snap["stdlibs"] == [str(stdlib)] and isinstance(snap["stdlib_since"][str(stdlib)], int)
+    assert sorted(os.listdir(stdlib)) == ["__pycache__", "fnmatch.py", "lib-dynload", "site-packages"]
+    cache = stdlib / "__pycache__"
+    (cache / "shlex.cpython-311.pyc").write_bytes(b"plant")
+    old = os.lstat(cache / "fnmatch.cpython-311.pyc")
+    (cache / "fnmatch.cpython-311.pyc").write_bytes(b"plant")
+    os.utime(cache / "fnmatch.cpython-311.pyc", ns=(old.st_atime_ns, old.st_mtime_ns))
+    (stdlib / "json" / "__pycache__").mkdir(parents=True)
+    (stdlib / "json" / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"plant")
+    (stdlib / "site-packages" / "__pycache__").mkdir()
+    done, compiled = HOOK.neutralize(plan, snap)
+    assert compiled == 3 and done == []
+    assert os.listdir(cache) == ["kept.cpython-311.pyc"] and os.listdir(stdlib / "json" / "__pycache__") == []
+    assert (stdlib / "fnmatch.py").exists()
+
+
+def test_a_standard_library_archive_created_after_the_snapshot_is_removed(tmp_path: Path) -> None:
+    """``lib/python311.zip`` is on ``sys.path`` before ``lib/python3.11`` and absent on a normal
+    install: an archive (or a directory) created there is removed and named; the standard
+    library itself is not touched."""
+    plan, stdlib = fake_stdlib(tmp_path)
+    HOOK.cmd_snapshot(plan)
+    snap = HOOK.load(os.path.join(plan["dir"], "snapshot.json"))
+    archive = stdlib.parent / "python311.zip"
+    assert snap["absent_archives"] == [str(archive)]
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("sitecustomize.py", "import os\n")
+    done, _compiled = HOOK.neutralize(plan, snap)
+    assert not archive.exists() and (stdlib / "fnmatch.py").exists()
+    assert done == [
+        f"{archive} (archive imported before the standard library, added by the install step, removed)"
+    ]
+    (archive / "encodings").mkdir(parents=True)
+    (archive / "encodings" / "__init__.py").write_text("import os\n")
+    done, _compiled = HOOK.neutralize(plan, snap)
+    assert not archive.exists() and len(done) == 1
+
+
+def test_an_archive_there_before_the_snapshot_is_kept_and_watched(tmp_path: Path) -> None:
+    """An interpreter that ships its standard library zipped keeps it; a change to it is a change
+    of the interpreter outside site-packages."""
+    plan, stdlib = fake_stdlib(tmp_path)
+    archive = stdlib.parent / "python311.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("fnmatch.py", "def fnmatch(name, pat):\n    return True\n")
+    HOOK.cmd_snapshot(plan)
+    snap = HOOK.load(os.path.join(plan["dir"], "snapshot.json"))
+    assert snap["absent_archives"] == [] and str(archive) in snap["outside"]
+    done, _compiled = HOOK.neutralize(plan, snap)
+    assert archive.exists() and done == []
+    assert HOOK.outside_state([str(stdlib)]) == snap["outside"]
+    with zipfile.ZipFile(archive, "a") as zf:
+        zf.writestr("sitecustomize.py", "import os\n")
+    now = HOOK.outside_state([str(stdlib)])
+    assert [p for p in now if now[p] != snap["outside"].get(p)] == [str(archive)]
+
+
+def test_the_interpreter_state_holds_every_importable_file_of_the_standard_library(tmp_path: Path) -> None:
+    """Sources, extension modules and compiled files outside ``__pycache__`` (a sourceless module)
+    are recorded, new ones included; compiled caches, installed packages and data files are not."""
+    _plan, stdlib = fake_stdlib(tmp_path)
+    before = HOOK.outside_state([str(stdlib)])
+    assert {
+        str(stdlib / "fnmatch.py"),
+        str(stdlib / "lib-dynload" / "_json.cpython-311-x86_64-linux-gnu.so"),
+    } <= set(before)
+    assert not any("__pycache__" in p or "site-packages" in p for p in before)
+    (stdlib / "argparse.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (stdlib / "pytest.pyc").write_bytes(b"sourceless")
+    (stdlib / "lib2to3").mkdir()
+    (stdlib / "lib2to3" / "Grammar3.11.pickle").write_bytes(b"cache")
+    (stdlib / "site-packages" / "plugin.py").write_text("")
+    now = HOOK.outside_state([str(stdlib)])
+    assert sorted(set(now) - set(before)) == [
+        str(stdlib / "argparse.cpython-311-x86_64-linux-gnu.so"),
+        str(stdlib / "pytest.pyc"),
+    ]
+
+
+def test_the_standard_librarys_sitecustomize_is_put_back_through_its_link(tmp_path: Path) -> None:
+    """Debian links ``lib/python3.X/sitecustomize.py`` to ``/etc/python3.X/``: code appended
+    through the link changes the target, not the link. The check puts the text back where the
+    interpreter reads it, and removes a ``usercustomize`` the install step wrote there."""
+    plan, stdlib = fake_stdlib(tmp_path)
+    etc = tmp_path / "etc" / "python3.11"
+    etc.mkdir(parents=True)
+    (etc / "sitecustomize.py").write_text("# site-wide\n")
+    (stdlib / "sitecustomize.py").symlink_to(etc / "sitecustomize.py")
+    HOOK.cmd_snapshot(plan)
+    snap = HOOK.load(os.path.join(plan["dir"], "snapshot.json"))
+    assert str(stdlib / "sitecustomize.py") not in snap["outside"]
+    with open(stdlib / "sitecustomize.py", "a") as fh:
+        fh.write("import os; os.environ['PYTEST_PLUGINS'] = 'force'\n")
+    (stdlib / "usercustomize.py").write_text("import os\n")
+    done, _compiled = HOOK.neutralize(plan, snap)
+    assert (etc / "sitecustomize.py").read_text() == "# site-wide\n"
+    assert (stdlib / "sitecustomize.py").is_symlink() and not (stdlib / "usercustomize.py").exists()
+    assert sorted(done) == [
+        f"{stdlib / 'sitecustomize.py'} (start-up file changed by the install step, restored)",
+        f"{stdlib / 'usercustomize.py'} (start-up file added by the install step, removed)",
+    ]
+
+
+def test_a_write_through_a_link_of_the_standard_library_changes_its_state(tmp_path: Path) -> None:
+    """A linked module (Debian's ``_sysconfigdata``) is known by its target too."""
+    _plan, stdlib = fake_stdlib(tmp_path)
+    (tmp_path / "data.py").write_text("build_time_vars = {}\n")
+    (stdlib / "_sysconfigdata.py").symlink_to(tmp_path / "data.py")
+    before = HOOK.outside_state([str(stdlib)])
+    a_tick_later(tmp_path / "data.py")
+    with open(stdlib / "_sysconfigdata.py", "a") as fh:
+        fh.write("import os\n")
+    now = HOOK.outside_state([str(stdlib)])
+    assert [p for p in now if now[p] != before[p]] == [str(stdlib / "_sysconfigdata.py")]
+
+
+def test_an_interpreter_replaced_behind_its_link_or_its_venv_config_changed_is_seen(tmp_path: Path) -> None:
+    """``bin/python`` is a link to ``bin/python3.11`` in conda and venv prefixes: the binary
+    replaced behind it changes the state, and so does ``pyvenv.cfg``, which says where a virtual
+    environment's interpreter and standard library are."""
+    _plan, stdlib = fake_stdlib(tmp_path)
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python3.11").write_bytes(b"\x7fELF interpreter")
+    (prefix / "bin" / "python").symlink_to("python3.11")
+    (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    before = HOOK.outside_state([str(stdlib)])
+    assert {str(prefix / "bin" / "python"), str(prefix / "pyvenv.cfg")} <= set(before)
+    a_tick_later(prefix / "pyvenv.cfg")
+    (prefix / "bin" / "python3.11").write_bytes(b'#!/bin/sh\nexec /tmp/elsewhere "$@"\n')
+    (prefix / "pyvenv.cfg").write_text("home = /tmp/elsewhere\n")
+    now = HOOK.outside_state([str(stdlib)])
+    assert sorted(p for p in now if now[p] != before.get(p)) == [
+        str(prefix / "bin" / "python"),
+        str(prefix / "pyvenv.cfg"),
+    ]

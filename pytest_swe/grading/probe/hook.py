@@ -190,12 +190,13 @@ def user_sites(dirs, given=None):
     return sorted(out)
 
 
-def listed(top):
+def listed(top, skip=SKIP_DIRS):
     """``(entry, relative path)`` of every entry under ``top`` that is not a directory walked
     into: what ``os.walk`` lists as files, and the links to directories it lists and does not
-    follow, skipping VCS and tool caches. One loop of ``os.scandir`` (Python 3.5 has it) whose
-    entries know their type: ``os.walk`` costs a relative path per directory and an ``lstat`` per
-    subdirectory besides, most of a walk of a repository of Django's size."""
+    follow, skipping directories named in ``skip`` (VCS and tool caches by default). One loop of
+    ``os.scandir`` (Python 3.5 has it) whose entries know their type: ``os.walk`` costs a relative
+    path per directory and an ``lstat`` per subdirectory besides, most of a walk of a repository
+    of Django's size."""
     pending = [(top, "")]
     while pending:
         path, prefix = pending.pop()
@@ -209,7 +210,7 @@ def listed(top):
             except OSError:
                 is_dir = False
             if is_dir:
-                if entry.name in SKIP_DIRS:
+                if entry.name in skip:
                     continue
                 try:
                     linked = entry.is_symlink()
@@ -321,46 +322,117 @@ def runner_roots(site_dir):
 
 
 def inode_key(path):
-    """(ctime, size, link target): a write, a chmod, even an mtime reset, changes the ctime."""
+    """(ctime, size, link target): a write, a chmod, even an mtime reset, changes the ctime. A link
+    is known by its target's too: Debian links the standard library's ``sitecustomize.py`` to
+    ``/etc``, and a write through the link changes the target, not the link."""
     try:
         st = os.lstat(path)
     except OSError:
         return None
-    target = os.readlink(path) if os.path.islink(path) else ""
-    return "%d:%d:%s" % (getattr(st, "st_ctime_ns", int(st.st_ctime * 1e9)), st.st_size, target)
+    key = "%d:%d:" % (change_time(st), st.st_size)
+    if os.path.islink(path):
+        key += os.readlink(path)
+        try:
+            target = os.stat(path)
+            key += ":%d:%d" % (change_time(target), target.st_size)
+        except OSError:
+            key += ":-"
+    return key
 
 
-def outside_state(dirs):
-    """What the tests run on besides the repository and site-packages: the standard library and
-    the runner's launchers (``bin/pytest``, ``bin/python``) of every interpreter prefix."""
-    state = {}
-    stdlibs = set()
-    prefixes = set(["/usr", "/usr/local"])
+STDLIB_SKIP = ("site-packages", "dist-packages", "test", "tests")
+"""Directories of a standard library the probe does not walk: installed packages (the site
+directories' own checks) and the library's own test suite, which no test run imports."""
+
+
+def stdlib_dirs(dirs, given=None):
+    """The standard library directories of the interpreters whose site directories are ``dirs``,
+    and of this one."""
+    if given is not None:
+        return sorted(os.path.realpath(d) for d in given)
+    found = set()
     for d in dirs:
         parent = os.path.dirname(d)
         if os.path.basename(parent).startswith("python"):
-            stdlibs.add(parent)
-            prefixes.add(os.path.dirname(os.path.dirname(parent)))
+            found.add(parent)
     try:
         import sysconfig
 
-        stdlibs.add(sysconfig.get_paths()["stdlib"])
+        found.add(sysconfig.get_paths()["stdlib"])
     except Exception:
         pass
-    for stdlib in sorted(stdlibs):
-        for root, subdirs, files in os.walk(stdlib):
-            subdirs[:] = [
-                x
-                for x in subdirs
-                if x not in ("site-packages", "dist-packages", "__pycache__", "test", "tests")
-            ]
-            for name in files:
-                if name.endswith(".py"):
-                    full = os.path.join(root, name)
-                    state[full] = inode_key(full)
+    return sorted(set(os.path.realpath(d) for d in found if os.path.isdir(d)))
+
+
+def startup_archives(stdlibs):
+    """The zip archives Python puts on ``sys.path`` before each standard library directory
+    (``lib/python3X.zip`` beside ``lib/python3.X``): absent on a normal install, and whatever one
+    holds once it exists (``sitecustomize``, ``encodings``, ``json``) wins over the library's own."""
+    found = set()
+    for stdlib in stdlibs:
+        version = re.match(r"python(\d+)\.(\d+)$", os.path.basename(stdlib))
+        if version:
+            found.add(os.path.join(os.path.dirname(stdlib), "python%s%s.zip" % version.groups()))
+    return sorted(found)
+
+
+def stdlib_startup_state(stdlibs):
+    """The customize modules of the standard library directories, as :func:`site_state` records
+    those of the site directories (their text read through a link, as the interpreter reads them):
+    a change is put back, a new one removed."""
+    state = {}
+    for stdlib in stdlibs:
+        for name in STARTUP_FILES:
+            full = os.path.join(stdlib, name)
+            if os.path.lexists(full):
+                state[full] = {"kind": "startup", "sha": sha(full), "text": read_text(full)}
+    return state
+
+
+def stdlib_files(stdlib):
+    """``(entry, whether it is in a __pycache__)`` of every file of a standard library directory
+    but :data:`STDLIB_SKIP`'s (see :func:`listed`)."""
+    for entry, rel in listed(stdlib, STDLIB_SKIP):
+        yield entry, "/__pycache__/" in "/" + rel
+
+
+def stdlib_compiled_since(stdlib, since):
+    """The compiled files in a standard library's ``__pycache__`` directories created or changed at
+    or after the change stamp ``since``. The interpreter takes one whose header names its source's
+    modification time and size without reading the source, so the install step could plant the
+    compiled code of a module the runner imports, leaving its source as it was."""
+    found = []
+    for entry, cached in stdlib_files(stdlib):
+        if cached and entry.name.endswith(".pyc"):
+            try:
+                if change_time(entry.stat(follow_symlinks=False)) >= since:
+                    found.append(entry.path)
+            except OSError:
+                pass
+    return found
+
+
+def outside_state(stdlibs):
+    """What the tests run on besides the repository and site-packages: the standard library (every
+    file Python imports, sources, extension modules and compiled files outside ``__pycache__``), the
+    archives before it on ``sys.path``, and of every interpreter prefix the runner's launchers
+    (``bin/pytest``, ``bin/python``) and a virtual environment's ``pyvenv.cfg``, which says where
+    its interpreter and standard library are."""
+    state = {}
+    prefixes = set(["/usr", "/usr/local"])
+    for stdlib in stdlibs:
+        prefixes.add(os.path.dirname(os.path.dirname(stdlib)))
+        for entry, cached in stdlib_files(stdlib):
+            if entry.name in STARTUP_FILES and os.path.dirname(entry.path) == stdlib:
+                continue  # start-up files: put back by the check (stdlib_startup_state)
+            if not cached and (importable(entry.name) or entry.name.endswith(".pyc")):
+                state[entry.path] = inode_key(entry.path)
+    for archive in startup_archives(stdlibs):
+        if os.path.lexists(archive):
+            state[archive] = inode_key(archive)
     for prefix in sorted(prefixes):
-        for name in ("pytest", "py.test", "python", "python3"):
-            full = os.path.join(prefix, "bin", name)
+        for name in ("bin/pytest", "bin/py.test", "bin/python", "bin/python3", "pyvenv.cfg"):
+            full = os.path.join(prefix, name)
             if os.path.lexists(full):
                 state[full] = inode_key(full)
     return state
@@ -442,8 +514,11 @@ def cmd_snapshot(plan):
     absent = [u for u in user_sites(dirs, users) if not os.path.lexists(u)]
     here = change_stamp(d)
     since = dict((top, change_stamp(top) or here) for top in dirs)
+    # Site directories given to the plan (by a test) come with the standard libraries to watch.
+    stdlibs = stdlib_dirs(dirs, plan.get("stdlibs", [] if plan.get("site_dirs") is not None else None))
     rstate, names = repo_state(repo)
     sstate = site_state(dirs)
+    sstate.update(stdlib_startup_state(stdlibs))
     with open(copies, "wb") as out:
         for rel in sorted(rstate):
             if rstate[rel]["kind"] in ("steering", "entry_points"):
@@ -466,6 +541,7 @@ def cmd_snapshot(plan):
             "copies": copies,
             "since": since,
             "site_dirs": dirs,
+            "stdlibs": stdlibs,
             "absent_sites": absent,
             "site": sstate,
             "repo": rstate,
@@ -473,7 +549,9 @@ def cmd_snapshot(plan):
             "installed": sorted(installed),
             "finder_templates": finder_templates(dirs),
             "expected": expected_graded(plan),
-            "outside": outside_state(dirs),
+            "outside": outside_state(stdlibs),
+            "stdlib_since": dict((top, change_stamp(top) or here) for top in stdlibs),
+            "absent_archives": [a for a in startup_archives(stdlibs) if not os.path.lexists(a)],
             "copies_sha": sha(copies),
         },
     )
@@ -815,12 +893,23 @@ def neutralize(plan, snap):
     appeared = [os.path.realpath(u) for u in snap.get("absent_sites") or [] if os.path.isdir(u)]
     appeared = [u for u in appeared if u not in snap["site_dirs"]]
     new_site = site_state(snap["site_dirs"] + appeared)
+    new_site.update(stdlib_startup_state(snap.get("stdlibs") or []))
     since = dict(snap.get("since") or {})
     since.update((u, 0) for u in appeared)
     for top, stamp in sorted(since.items()):
         for path in compiled_since(top, stamp or 0):
             remove(path)
             compiled[0] += 1
+    for top, stamp in sorted((snap.get("stdlib_since") or {}).items()):
+        for path in stdlib_compiled_since(top, stamp or 0):
+            remove(path)
+            compiled[0] += 1
+    for path in snap.get("absent_archives") or []:
+        if os.path.lexists(path):
+            remove(path)
+            done.append(
+                path + " (archive imported before the standard library, added by the install step, removed)"
+            )
     tops = snap["site_dirs"] + appeared
     added = {}  # files added to the installed runner, by its package (a copy of it is many)
     known = set()  # the directories .pth files added before the install step
@@ -1423,7 +1512,7 @@ def cmd_pre(plan, snap_digest=""):
     done, compiled = neutralize(plan, snap) if snap else ([], 0)
     result = {"neutralized": done, "compiled_removed": compiled, "snapshot": snap is not None}
     if snap:
-        now = outside_state(snap["site_dirs"])
+        now = outside_state(snap.get("stdlibs") or [])
         old = snap.get("outside") or {}
         result["outside_changed"] = sorted(p for p in set(old) | set(now) if old.get(p) != now.get(p))
     result["before_canaries"] = graded_hashes(plan)
