@@ -501,14 +501,23 @@ _ERREXIT = re.compile(r"^\s*set\s+(?:-[A-Za-z]*e|-o\s+errexit)", re.M)
 
 def read_integrity(plan: Plan, results: ProbeResults, *, script: str = "", log: str = "") -> list[Finding]:
     found: list[Finding] = []
-    changed = results.pre.get("outside_changed") or []
-    if changed:
-        found.append(
-            evidence(
-                "install-step",
-                f"{len(changed)} file(s) of the interpreter outside site-packages changed before the tests, e.g. {changed[0]}",
-            )
-        )
+    for paths, what in (
+        (
+            results.pre.get("outside_changed"),
+            "file(s) of the interpreter outside site-packages changed before the tests",
+        ),
+        (
+            results.pre.get("startup_again"),
+            "start-up file(s) written again after the check before the tests put them back"
+            " (a process the install step left running)",
+        ),
+        (
+            results.post.get("startup_changed"),
+            "start-up file(s) written after the check before the tests, while the tests ran",
+        ),
+    ):
+        if paths:
+            found.append(evidence("install-step", f"{len(paths)} {what}, e.g. {paths[0]}"))
     ran_to_end = END_MARK in log and not _ERREXIT.search(script)
     # The snapshot's line in the log (it cannot be taken back) makes the later steps due: the
     # check before the tests runs right before the test section's start marker.

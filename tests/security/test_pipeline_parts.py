@@ -309,6 +309,70 @@ def test_start_up_code_planted_by_the_install_step_does_not_run_in_the_probe(
     assert "graded" in hook(sandbox_repo, "post", environ)
 
 
+_KEEPER = textwrap.dedent(
+    """\
+    # A process the install step leaves running: it writes PATH again whenever it is not TEXT.
+    import sys, time
+    path, text, end = sys.argv[1], sys.argv[2], time.time() + float(sys.argv[3])
+    while time.time() < end:
+        try:
+            with open(path) as fh:
+                now = fh.read()
+            if now != text:
+                with open(path, "w") as fh:
+                    fh.write(text)
+        except OSError:
+            pass
+        time.sleep(0.002)
+    """
+)
+
+
+@pytest.mark.parametrize("how", ["install-step", "left-running", "while-the-tests-ran", "honest"])
+def test_a_process_the_install_step_left_running_is_evidence(sandbox_repo: dict[str, Any], how: str) -> None:
+    """The runner's code changed by the install step is put back and that is all; a process left
+    running that writes it again after that, or only while the tests run (put back after), is
+    evidence; an honest re-install's new files are neither."""
+    site, guard = sandbox_repo["site"], sandbox_repo["guard"]
+    runner = site / "_pytest" / "runner.py"
+    original, planted = runner.read_text(), "def call_and_report(): return 'passed'\n"
+    plan = probe.Plan(repo=str(sandbox_repo["repo"]), dir=str(guard), token="c0ffee")
+    hook(sandbox_repo, "snapshot")
+    keeper = None
+    if how == "install-step":
+        runner.write_text(planted)
+    elif how == "left-running":
+        keeper = subprocess.Popen([sys.executable, "-c", _KEEPER, str(runner), planted, "20"])
+        while runner.read_text() != planted:
+            pass
+    elif how == "honest":
+        (site / "__editable__.calc-1.1.pth").write_text(str(sandbox_repo["repo"]) + "\n")
+        (site / "calc-1.1.dist-info").mkdir()
+        (site / "calc-1.1.dist-info" / "entry_points.txt").write_text("[console_scripts]\ncalc = calc:main\n")
+    try:
+        pre = hook(sandbox_repo, "pre")
+        if how == "while-the-tests-ran":
+            runner.write_text(planted)
+            runner.write_text(original)
+        post = hook(sandbox_repo, "post")
+    finally:
+        if keeper is not None:
+            keeper.kill()
+            keeper.wait()
+    found = [
+        str(f)
+        for f in ev.read_integrity(plan, probe.ProbeResults(pre=pre, post=post))
+        if f.rule == "install-step"
+    ]
+    named = pre["startup_again"] + post["startup_changed"]
+    if how in ("install-step", "honest"):
+        assert named == [] and found == []
+        assert any(str(runner) in done for done in pre["neutralized"]) == (how == "install-step")
+    else:
+        assert set(named) == {str(runner)} and found, (pre["startup_again"], post["startup_changed"])
+        assert all(str(runner) in f for f in found)
+
+
 def test_a_python_that_cannot_start_isolated_gives_way_to_python3(
     sandbox_repo: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -354,7 +418,7 @@ _CHANGE = textwrap.dedent(
     path = os.path.join(guard, name)
     if name == "hook.py":  # the check undoes nothing and places no canary
         source = open(path).read()
-        for definition, value in (("neutralize(plan, snap)", "[], 0"), ("add_canaries(plan)", "{}")):
+        for definition, value in (("neutralize(plan, snap, expected=None)", "[], 0"), ("add_canaries(plan)", "{}")):
             source = source.replace(
                 "def %s:" % definition, "def %s:\\n    return %s\\n\\n\\ndef _was_%s:" % (definition, value, definition)
             )

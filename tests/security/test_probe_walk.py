@@ -376,3 +376,91 @@ def test_an_interpreter_replaced_behind_its_link_or_its_venv_config_changed_is_s
         str(prefix / "bin" / "python"),
         str(prefix / "pyvenv.cfg"),
     ]
+
+
+def settled_site(tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    """A plan over a site directory holding pytest's ``_pytest/runner.py``, a ``.pth`` path line
+    and a package's entry points, snapshotted."""
+    repo, probe_dir, site = tmp_path / "repo", tmp_path / "probe", tmp_path / "site-packages"
+    for d in (repo, probe_dir, site / "_pytest", site / "pkg-1.0.dist-info"):
+        d.mkdir(parents=True)
+    (site / "_pytest" / "runner.py").write_text("def pytest_runtest_call(item):\n    item.runtest()\n")
+    (site / "extra.pth").write_text("/opt/extra\n")
+    (site / "pkg-1.0.dist-info" / "entry_points.txt").write_text("[console_scripts]\npkg = pkg:main\n")
+    plan = {
+        "repo": str(repo),
+        "dir": str(probe_dir),
+        "site_dirs": [str(site)],
+        "stdlibs": [],
+        "test_patch_paths": [],
+        "shadow_names": [],
+    }
+    HOOK.cmd_snapshot(plan)
+    return plan, site
+
+
+def settle_after_neutralize(
+    plan: dict[str, Any], site: Path, own: tuple[str, ...] = ()
+) -> tuple[Any, list[str]]:
+    """The check before the tests: neutralize, install its own files (``own``), settle."""
+    snap = HOOK.load(os.path.join(plan["dir"], "snapshot.json"))
+    expected: dict[str, str | None] = {}
+    HOOK.neutralize(plan, snap, expected)
+    for path in own:
+        Path(path).write_text("import os\n")
+    return HOOK.settle([str(site)], [], expected, [], list(own), plan["dir"])
+
+
+def test_a_start_up_file_written_again_after_it_was_put_back_is_named(tmp_path: Path) -> None:
+    """A process the install step left running can write the runner's code again right after the
+    check put it back: the check's last step compares each start-up file with what it left."""
+    plan, site = settled_site(tmp_path)
+    runner = site / "_pytest" / "runner.py"
+    original = runner.read_text()
+    runner.write_text(original + "\ndef pytest_runtest_call(item):\n    pass\n")
+    snap = HOOK.load(os.path.join(plan["dir"], "snapshot.json"))
+    expected: dict[str, str | None] = {}
+    HOOK.neutralize(plan, snap, expected)
+    assert runner.read_text() == original and expected[str(runner)] == HOOK.sha(str(runner))
+    runner.write_text(original + "\ndef pytest_runtest_call(item):\n    pass\n")  # written again
+    (site / "zz.pth").write_text("import os\n")  # and a new one
+    _settled, again = HOOK.settle([str(site)], [], expected, [str(tmp_path / "absent.zip")], [], plan["dir"])
+    assert again == [str(runner), str(site / "zz.pth")]
+    (tmp_path / "absent.zip").write_bytes(b"PK")
+    assert HOOK.settle([str(site)], [], expected, [str(tmp_path / "absent.zip")], [], plan["dir"])[1][
+        -1
+    ] == str(tmp_path / "absent.zip")
+
+
+def test_an_honest_install_leaves_nothing_to_name_before_or_after_the_tests(tmp_path: Path) -> None:
+    """What an honest re-install writes (an editable .pth path line, a new package's entry points)
+    is kept, and the check's own files (the channel, the watch) are not the install step's."""
+    plan, site = settled_site(tmp_path)
+    (site / "__editable__.pkg-1.0.pth").write_text(str(tmp_path / "repo") + "\n")
+    (site / "new-2.0.dist-info").mkdir()
+    (site / "new-2.0.dist-info" / "entry_points.txt").write_text("[console_scripts]\nnew = new:main\n")
+    own = (str(site / "swe_watch.pth"), str(site / "swe_watch.py"))
+    settled, again = settle_after_neutralize(plan, site, own)
+    assert again == []
+    assert str(site / "__editable__.pkg-1.0.pth") in settled["keys"]
+    assert not set(own) & set(settled["keys"])
+    for path in own:
+        os.unlink(path)  # the step after the tests removes them first
+    assert HOOK.unsettled(settled, list(own)) == []
+
+
+def test_a_start_up_file_changed_while_the_tests_ran_is_named_even_when_put_back(tmp_path: Path) -> None:
+    """A process that waits for the runner to start, changes its code and puts it back once it
+    exits leaves the file as it was: its change time says it was written."""
+    plan, site = settled_site(tmp_path)
+    settled, again = settle_after_neutralize(plan, site)
+    assert again == []
+    runner = site / "_pytest" / "runner.py"
+    original = runner.read_text()
+    a_tick_later(runner)
+    runner.write_text(original + "\ndef pytest_runtest_call(item):\n    pass\n")
+    runner.write_text(original)
+    (site / "pkg-1.0.dist-info" / "entry_points.txt").unlink()
+    assert HOOK.unsettled(settled, []) == sorted(
+        [str(runner), str(site / "pkg-1.0.dist-info" / "entry_points.txt")]
+    )

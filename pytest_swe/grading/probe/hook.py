@@ -267,10 +267,10 @@ def is_runner_plugin_group(group):
     return group.replace("_", "").replace("-", "") == "pytest11"
 
 
-def site_state(dirs):
-    """Start-up files of the site directories: .pth files, customize modules, entry points and the
-    test runner's code (their compiled files are judged by :func:`compiled_since`)."""
-    state = {}
+def site_paths(dirs):
+    """``(path, kind)`` of the start-up files of the site directories: .pth files, customize modules
+    and editable finders (``startup``), entry points, and the test runner's code (their compiled
+    files are judged by :func:`compiled_since`)."""
     for d in dirs:
         try:
             names = os.listdir(d)
@@ -279,17 +279,26 @@ def site_state(dirs):
         for name in names:
             full = os.path.join(d, name)
             if name.endswith(".pth") or name in STARTUP_FILES or name.startswith("__editable__"):
-                state[full] = {"kind": "startup", "sha": sha(full), "text": read_text(full)}
+                yield full, "startup"
             elif name.endswith((".dist-info", ".egg-info")) and os.path.isdir(full):
                 ep = os.path.join(full, "entry_points.txt")
                 if os.path.exists(ep):
-                    state[ep] = {"kind": "entry_points", "sha": sha(ep), "text": read_text(ep)}
+                    yield ep, "entry_points"
             elif runner_module(name) and os.path.isfile(full):
-                state[full] = {"kind": "runner", "sha": sha(full)}  # py.py, pytest's shim of py
+                yield full, "runner"  # py.py, pytest's shim of py
         for root in runner_roots(d):
             for name, _rel, full in walk(root):
                 if importable(name):
-                    state[full] = {"kind": "runner", "sha": sha(full)}
+                    yield full, "runner"
+
+
+def site_state(dirs):
+    """:func:`site_paths` with their digests, and the text of all but the runner's code."""
+    state = {}
+    for full, kind in site_paths(dirs):
+        state[full] = {"kind": kind, "sha": sha(full)}
+        if kind != "runner":
+            state[full]["text"] = read_text(full)
     return state
 
 
@@ -376,17 +385,67 @@ def startup_archives(stdlibs):
     return sorted(found)
 
 
-def stdlib_startup_state(stdlibs):
-    """The customize modules of the standard library directories, as :func:`site_state` records
-    those of the site directories (their text read through a link, as the interpreter reads them):
-    a change is put back, a new one removed."""
-    state = {}
+def stdlib_startup_paths(stdlibs):
+    """The customize modules of the standard library directories."""
     for stdlib in stdlibs:
         for name in STARTUP_FILES:
             full = os.path.join(stdlib, name)
             if os.path.lexists(full):
-                state[full] = {"kind": "startup", "sha": sha(full), "text": read_text(full)}
-    return state
+                yield full, "startup"
+
+
+def stdlib_startup_state(stdlibs):
+    """The customize modules of the standard library directories, as :func:`site_state` records
+    those of the site directories (their text read through a link, as the interpreter reads them):
+    a change is put back, a new one removed."""
+    return dict(
+        (full, {"kind": kind, "sha": sha(full), "text": read_text(full)})
+        for full, kind in stdlib_startup_paths(stdlibs)
+    )
+
+
+def startup_paths(settled):
+    """Every start-up file of the site directories and standard libraries a record names."""
+    found = set(p for p, _kind in site_paths(settled["dirs"]))
+    found.update(p for p, _kind in stdlib_startup_paths(settled["stdlibs"]))
+    return found
+
+
+def settle(dirs, stdlibs, expected, absent, own, here):
+    """The start-up files as the check before the tests leaves them, its last step. A file that is
+    not what the check left it as (``expected``: path -> digest, None for removed), or a user site
+    or archive that appeared (``absent``), was written again since: by a process the install
+    step left running, which can keep putting back what the check undid until the runner starts.
+    The record holds each file's key for the step after the tests: a write after this moment
+    changes it, even one undone since. The keys are taken first, the digests once the kernel's
+    clock has moved on (a file created in ``here`` is stamped later): a write between the two is in
+    the digest, and one after them has a later change time than its key."""
+    settled = {"dirs": dirs, "stdlibs": stdlibs, "absent": absent, "keys": {}}
+    paths = sorted(startup_paths(settled) | set(p for p, d in expected.items() if d))
+    keys = settled["keys"]
+    for path in paths:
+        if path not in own:
+            keys[path] = inode_key(path)
+    stamp = change_stamp(here)
+    if stamp is not None:
+        for _ in range(2000):  # a tick is 1-4 ms; a file system stamped by the second gets 20 ms or so
+            later = change_stamp(here)
+            if later is None or later > stamp:
+                break
+    again = [p for p in sorted(keys) if (sha(p) if keys[p] is not None else None) != expected.get(p)]
+    again.extend(p for p in absent if os.path.lexists(p))
+    return settled, again
+
+
+def unsettled(settled, own):
+    """Start-up files written after :func:`settle` recorded them (compiled files are left out:
+    the tests' imports write them)."""
+    keys = settled.get("keys") or {}
+    changed = [
+        p for p in sorted(startup_paths(settled) | set(keys)) if p not in own and inode_key(p) != keys.get(p)
+    ]
+    changed.extend(p for p in settled.get("absent") or [] if os.path.lexists(p))
+    return sorted(set(changed))
 
 
 def stdlib_files(stdlib):
@@ -883,9 +942,11 @@ def write(path, text):
         fh.write(text)
 
 
-def neutralize(plan, snap):
-    """Undo start-up changes made since the snapshot (by the eval script's install step)."""
+def neutralize(plan, snap, expected=None):
+    """Undo start-up changes made since the snapshot (by the eval script's install step). Fills
+    ``expected`` (path -> digest, None for removed) with what it left each start-up file as."""
     repo = plan["repo"]
+    expected = {} if expected is None else expected
     done = []
     compiled = [0]  # compiled files are caches: removing them is always safe, so they are counted
     old_site = snap["site"]
@@ -921,18 +982,22 @@ def neutralize(plan, snap):
     for path in sorted(set(old_site) | set(new_site)):
         old, new = old_site.get(path), new_site.get(path)
         kind = (new or old)["kind"]
+        expected[path] = new["sha"] if new is not None else None
         if old is not None and new is not None and old.get("sha") == new.get("sha"):
             continue
         if kind == "runner":
             if old is None:
                 remove(path)
+                expected[path] = None
                 added.setdefault(runner_root_of(path, tops), []).append(path)
             elif old.get("copy"):
                 restore_copy(snap, old["copy"], path)
+                expected[path] = old["sha"]
                 done.append(path + " (installed test-runner code changed by the install step, restored)")
             continue
         if kind == "entry_points":
             if new is not None and drop_new_plugins(path, old["text"] if old else "", new["text"]):
+                expected[path] = sha(path)
                 done.append(path + " (new pytest11 entry point removed)")
             continue
         name = os.path.basename(path)
@@ -940,6 +1005,7 @@ def neutralize(plan, snap):
             continue
         if path in rebuilt:
             write(path, rebuilt[path])
+            expected[path] = sha(path)
             done.append(
                 path
                 + " (editable finder of another setuptools, rebuilt from this one's template with its data)"
@@ -955,9 +1021,11 @@ def neutralize(plan, snap):
             continue
         if old is None:
             remove(path)
+            expected[path] = None
             done.append(path + " (start-up file added by the install step, removed)")
         elif old.get("text") is not None:
             write(path, old["text"])
+            expected[path] = sha(path)
             done.append(path + " (start-up file changed by the install step, restored)")
     for root, paths in sorted(added.items()):
         if paths == [root]:  # a top-level module
@@ -1499,6 +1567,16 @@ def graded_hashes(plan):
     return dict((g["path"], sha(os.path.join(plan["repo"], g["path"]))) for g in plan.get("graded", []))
 
 
+def own_files(pre):
+    """The files the check before the tests installed in a site directory (the channel, the watch)."""
+    return sorted(
+        installed[key]
+        for installed in (pre.get("channel") or {}, pre.get("watch") or {})
+        for key in ("pth", "path")
+        if installed.get(key)
+    )
+
+
 def cmd_pre(plan, snap_digest=""):
     d = plan["dir"]
     try:
@@ -1509,7 +1587,8 @@ def cmd_pre(plan, snap_digest=""):
         snap = None
     if snap and snap.get("copies_sha") and sha(snap["copies"]) != snap["copies_sha"]:
         raise Changed("copies.bin was changed after it was written")
-    done, compiled = neutralize(plan, snap) if snap else ([], 0)
+    expected = {}
+    done, compiled = neutralize(plan, snap, expected) if snap else ([], 0)
     result = {"neutralized": done, "compiled_removed": compiled, "snapshot": snap is not None}
     if snap:
         now = outside_state(snap.get("stdlibs") or [])
@@ -1521,6 +1600,18 @@ def cmd_pre(plan, snap_digest=""):
     result["graded"] = graded_hashes(plan)
     result["channel"] = install_channel(plan)
     result["watch"] = install_watch(plan)
+    if snap:
+        appeared = [os.path.realpath(u) for u in snap.get("absent_sites") or [] if os.path.isdir(u)]
+        absent = [u for u in snap.get("absent_sites") or [] if not os.path.lexists(u)]
+        absent += [a for a in snap.get("absent_archives") or [] if a not in absent]
+        result["settled"], result["startup_again"] = settle(
+            sorted(set(snap["site_dirs"] + appeared)),
+            snap.get("stdlibs") or [],
+            expected,
+            absent,
+            own_files(result),
+            d,
+        )
     dump(os.path.join(d, "pre.json"), result)
     if plan.get("record_mark"):  # printed by the eval script's shell, which runs what this prints
         record = "%s pre %s" % (plan["record_mark"], sha(os.path.join(d, "pre.json")))
@@ -1555,13 +1646,14 @@ def cmd_post(plan):
         pre = load(os.path.join(d, "pre.json"))
     except (IOError, OSError, ValueError):
         pre = {}
-    for installed in (pre.get("channel") or {}, pre.get("watch") or {}):
-        for key in ("pth", "path"):
-            if installed.get(key):
-                try:
-                    os.unlink(installed[key])
-                except OSError:
-                    pass
+    own = own_files(pre)
+    for path in own:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    if pre.get("settled"):
+        result["startup_changed"] = unsettled(pre["settled"], own)
     # What the channel and the watch wrote during the tests, as it is now: a later rewrite shows.
     result["outputs"] = dict(
         (part["out"], sha(part["out"]))
