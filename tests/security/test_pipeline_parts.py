@@ -835,6 +835,34 @@ def test_hook_removes_a_finder_that_maps_start_up_code(sandbox_repo: dict[str, A
     assert honest not in " | ".join(pre["neutralized"])
 
 
+def test_the_runner_package_a_repository_holds_is_its_code_under_test(sandbox_repo: dict[str, Any]) -> None:
+    """pluggy's repository holds ``src/pluggy``: a re-install (``pip install .``) writes the patched
+    package into site-packages, and an editable one a finder mapping ``pluggy`` to the repository.
+    Neither is put back or removed; the other runner packages still are, and a finder mapping the
+    project's package outside the repository still goes."""
+    repo, site = sandbox_repo["repo"], sandbox_repo["site"]
+    (repo / "src" / "pluggy").mkdir(parents=True)
+    (repo / "src" / "pluggy" / "__init__.py").write_text("VERSION = 1\n")
+    (site / "pluggy").mkdir()
+    (site / "pluggy" / "__init__.py").write_text("VERSION = 1\n")
+    with_setuptools(site, TEMPLATE_MODULE)
+    assert hook(sandbox_repo, "snapshot")["project_runner"] == ["pluggy"]
+    (site / "pluggy" / "__init__.py").write_text("VERSION = 2  # the patched project\n")
+    (site / "_pytest" / "runner.py").write_text("def call_and_report(): return 'passed'\n")
+    honest = "__editable___pluggy_2_finder"
+    plant_finder(site, honest, template_finder("x", {"pluggy": str(repo / "src" / "pluggy")}))
+    elsewhere = "__editable___other_2_finder"
+    plant_finder(site, elsewhere, template_finder("x", {"pluggy": "/tmp/elsewhere/pluggy"}))
+    pre = hook(sandbox_repo, "pre")
+    assert (site / "pluggy" / "__init__.py").read_text() == "VERSION = 2  # the patched project\n"
+    assert (site / "_pytest" / "runner.py").read_text() == "def call_and_report(): pass\n"
+    assert (site / f"{honest}.py").exists() and (site / f"{honest}.pth").exists()
+    assert not (site / f"{elsewhere}.py").exists()
+    joined = " | ".join(pre["neutralized"])
+    assert "pluggy/__init__.py" not in joined and honest not in joined and "_pytest/runner.py" in joined
+    assert pre["startup_again"] == []
+
+
 def test_hook_keeps_only_setuptools_own_editable_pth_line(sandbox_repo: dict[str, Any]) -> None:
     """setuptools writes ``import M; M.install()`` in an editable install's .pth file; the
     interpreter runs the whole line, so an argument to ``install()``, or a call on another module,

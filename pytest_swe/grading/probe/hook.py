@@ -267,10 +267,11 @@ def is_runner_plugin_group(group):
     return group.replace("_", "").replace("-", "") == "pytest11"
 
 
-def site_paths(dirs):
+def site_paths(dirs, project=()):
     """``(path, kind)`` of the start-up files of the site directories: .pth files, customize modules
-    and editable finders (``startup``), entry points, and the test runner's code (their compiled
-    files are judged by :func:`compiled_since`)."""
+    and editable finders (``startup``), entry points, and the test runner's code but the packages
+    that are the project's own (``project``, see :func:`project_runner_packages`); their compiled
+    files are judged by :func:`compiled_since`."""
     for d in dirs:
         try:
             names = os.listdir(d)
@@ -284,18 +285,18 @@ def site_paths(dirs):
                 ep = os.path.join(full, "entry_points.txt")
                 if os.path.exists(ep):
                     yield ep, "entry_points"
-            elif runner_module(name) and os.path.isfile(full):
+            elif runner_module(name) and name.split(".", 1)[0] not in project and os.path.isfile(full):
                 yield full, "runner"  # py.py, pytest's shim of py
-        for root in runner_roots(d):
+        for root in runner_roots(d, project):
             for name, _rel, full in walk(root):
                 if importable(name):
                     yield full, "runner"
 
 
-def site_state(dirs):
+def site_state(dirs, project=()):
     """:func:`site_paths` with their digests, and the text of all but the runner's code."""
     state = {}
-    for full, kind in site_paths(dirs):
+    for full, kind in site_paths(dirs, project):
         state[full] = {"kind": kind, "sha": sha(full)}
         if kind != "runner":
             state[full]["text"] = read_text(full)
@@ -321,9 +322,10 @@ def runner_module(name):
     return importable(name) and name.split(".", 1)[0] in RUNNER_PACKAGES
 
 
-def runner_roots(site_dir):
-    """The test runner's installed packages in a site directory, and the standard library's unittest."""
-    roots = [os.path.join(site_dir, name) for name in RUNNER_PACKAGES]
+def runner_roots(site_dir, project=()):
+    """The test runner's installed packages in a site directory but the project's own, and the
+    standard library's unittest."""
+    roots = [os.path.join(site_dir, name) for name in RUNNER_PACKAGES if name not in project]
     stdlib = os.path.dirname(site_dir)
     if os.path.basename(stdlib).startswith("python"):
         roots.append(os.path.join(stdlib, "unittest"))
@@ -406,12 +408,12 @@ def stdlib_startup_state(stdlibs):
 
 def startup_paths(settled):
     """Every start-up file of the site directories and standard libraries a record names."""
-    found = set(p for p, _kind in site_paths(settled["dirs"]))
+    found = set(p for p, _kind in site_paths(settled["dirs"], settled.get("project") or ()))
     found.update(p for p, _kind in stdlib_startup_paths(settled["stdlibs"]))
     return found
 
 
-def settle(dirs, stdlibs, expected, absent, own, here):
+def settle(dirs, stdlibs, expected, absent, own, here, project=()):
     """The start-up files as the check before the tests leaves them, its last step. A file that is
     not what the check left it as (``expected``: path -> digest, None for removed), or a user site
     or archive that appeared (``absent``), was written again since: by a process the install
@@ -420,7 +422,7 @@ def settle(dirs, stdlibs, expected, absent, own, here):
     changes it, even one undone since. The keys are taken first, the digests once the kernel's
     clock has moved on (a file created in ``here`` is stamped later): a write between the two is in
     the digest, and one after them has a later change time than its key."""
-    settled = {"dirs": dirs, "stdlibs": stdlibs, "absent": absent, "keys": {}}
+    settled = {"dirs": dirs, "stdlibs": stdlibs, "absent": absent, "keys": {}, "project": project}
     paths = sorted(startup_paths(settled) | set(p for p, d in expected.items() if d))
     keys = settled["keys"]
     for path in paths:
@@ -495,6 +497,22 @@ def outside_state(stdlibs):
             if os.path.lexists(full):
                 state[full] = inode_key(full)
     return state
+
+
+def project_runner_packages(repo):
+    """The runner's package names that the repository itself holds at an import root (pytest's
+    ``src/_pytest``, pluggy's ``src/pluggy``): installed, they are the project's code under test,
+    which a re-install is meant to change (``pip install .`` writes the patched package into
+    site-packages). Taken at the snapshot, after a new module of a runner's name that the patch
+    added was removed, so only the base commit's packages count."""
+    found = []
+    for root in import_roots(repo):
+        for name in RUNNER_PACKAGES:
+            if os.path.isfile(os.path.join(root, name, "__init__.py")) or os.path.isfile(
+                os.path.join(root, name + ".py")
+            ):
+                found.append(name)
+    return sorted(set(found))
 
 
 def import_roots(repo):
@@ -576,7 +594,8 @@ def cmd_snapshot(plan):
     # Site directories given to the plan (by a test) come with the standard libraries to watch.
     stdlibs = stdlib_dirs(dirs, plan.get("stdlibs", [] if plan.get("site_dirs") is not None else None))
     rstate, names = repo_state(repo)
-    sstate = site_state(dirs)
+    project = project_runner_packages(repo)
+    sstate = site_state(dirs, project)
     sstate.update(stdlib_startup_state(stdlibs))
     with open(copies, "wb") as out:
         for rel in sorted(rstate):
@@ -601,6 +620,7 @@ def cmd_snapshot(plan):
             "since": since,
             "site_dirs": dirs,
             "stdlibs": stdlibs,
+            "project_runner": project,
             "absent_sites": absent,
             "site": sstate,
             "repo": rstate,
@@ -829,22 +849,29 @@ STARTUP_MODULES = ("sitecustomize", "usercustomize")
 ``install()``): where no site directory holds one, a finder that supplies the name runs its code."""
 
 
-def runs_startup_code(values):
+def runs_startup_code(values, project=(), repo=None):
     """Whether finder data could make the interpreter import a module of its choosing at start-up,
-    or the test runner: it maps a start-up module or the runner, or a name (setuptools' is
+    or the test runner: it maps a start-up module or the runner (but the project's own runner
+    package to the repository, see :func:`project_runner_packages`), or a name (setuptools' is
     ``__editable__.NAME.finder``) is a path, whose ``.__path_hook__`` directory ``install()``
     appends to ``sys.path`` when there are namespaces."""
+    inside = os.path.realpath(repo) + os.sep if repo else None
     for value in values.values():
         if isinstance(value, str) and ("/" in value or "\\" in value):
             return True
         for key in value if isinstance(value, dict) else ():
             top = str(key).split(".")[0]
-            if top in STARTUP_MODULES or top in RUNNER_PACKAGES:
+            if top in STARTUP_MODULES:
                 return True
+            if top in RUNNER_PACKAGES:
+                target = value[key]
+                own = top in project and inside and isinstance(target, str)
+                if not (own and (os.path.realpath(target) + os.sep).startswith(inside)):
+                    return True
     return False
 
 
-def planted_finders(old_site, new_site, templates):
+def planted_finders(old_site, new_site, templates, project=(), repo=None):
     """Editable finder modules (``__editable___*_finder.py``) the install step added that are not
     setuptools' finder: a .pth line runs their ``install()`` at every start, as it runs setuptools'.
     Returns the modules to remove, and the finders rebuilt from this environment's template (by
@@ -861,7 +888,7 @@ def planted_finders(old_site, new_site, templates):
         text = new.get("text")
         for _d, template in sorted(templates, key=lambda pair: pair[0] != here):
             values = finder_values(text, template)
-            if values is None or runs_startup_code(values):
+            if values is None or runs_startup_code(values, project, repo):
                 continue
             if is_setuptools_finder(text, [template]):
                 break
@@ -953,7 +980,7 @@ def neutralize(plan, snap, expected=None):
     # A user site directory the install step created: all of it is new since the snapshot.
     appeared = [os.path.realpath(u) for u in snap.get("absent_sites") or [] if os.path.isdir(u)]
     appeared = [u for u in appeared if u not in snap["site_dirs"]]
-    new_site = site_state(snap["site_dirs"] + appeared)
+    new_site = site_state(snap["site_dirs"] + appeared, snap.get("project_runner") or ())
     new_site.update(stdlib_startup_state(snap.get("stdlibs") or []))
     since = dict(snap.get("since") or {})
     since.update((u, 0) for u in appeared)
@@ -978,7 +1005,9 @@ def neutralize(plan, snap, expected=None):
         if path.endswith(".pth"):
             for line in pth_paths(entry.get("text")):
                 known.add(os.path.realpath(os.path.join(os.path.dirname(path), line)))
-    refused, rebuilt = planted_finders(old_site, new_site, snap.get("finder_templates") or [])
+    refused, rebuilt = planted_finders(
+        old_site, new_site, snap.get("finder_templates") or [], snap.get("project_runner") or (), repo
+    )
     for path in sorted(set(old_site) | set(new_site)):
         old, new = old_site.get(path), new_site.get(path)
         kind = (new or old)["kind"]
@@ -1611,6 +1640,7 @@ def cmd_pre(plan, snap_digest=""):
             absent,
             own_files(result),
             d,
+            snap.get("project_runner") or (),
         )
     dump(os.path.join(d, "pre.json"), result)
     if plan.get("record_mark"):  # printed by the eval script's shell, which runs what this prints
