@@ -230,13 +230,13 @@ def walk(top):
         yield entry.name, rel, entry.path
 
 
-def compiled_since(top, since):
-    """The compiled files (``.pyc`` under a ``__pycache__``) that :func:`walk` finds under
-    ``top`` and that were created or changed at or after the change stamp ``since``: a real
-    environment has tens of thousands of files, and on a stamp the snapshot needs no record of
-    them (a tenth of a second to a second per step on one)."""
+def compiled_since(top, since, skip=SKIP_DIRS):
+    """The compiled files (``.pyc`` under a ``__pycache__``) that :func:`listed` finds under
+    ``top`` (skipping ``skip``) and that were created or changed at or after the change stamp
+    ``since``: a real environment has tens of thousands of files, and on a stamp the snapshot
+    needs no record of them (a tenth of a second to a second per step on one)."""
     found = []
-    for entry, _rel in listed(top):
+    for entry, _rel in listed(top, skip):
         full = entry.path
         if full.endswith(".pyc") and "__pycache__" in full:
             try:
@@ -291,16 +291,6 @@ def site_paths(dirs, project=()):
             for name, _rel, full in walk(root):
                 if importable(name):
                     yield full, "runner"
-
-
-def site_state(dirs, project=()):
-    """:func:`site_paths` with their digests, and the text of all but the runner's code."""
-    state = {}
-    for full, kind in site_paths(dirs, project):
-        state[full] = {"kind": kind, "sha": sha(full)}
-        if kind != "runner":
-            state[full]["text"] = read_text(full)
-    return state
 
 
 def importable(name):
@@ -396,21 +386,31 @@ def stdlib_startup_paths(stdlibs):
                 yield full, "startup"
 
 
-def stdlib_startup_state(stdlibs):
-    """The customize modules of the standard library directories, as :func:`site_state` records
-    those of the site directories (their text read through a link, as the interpreter reads them):
-    a change is put back, a new one removed."""
-    return dict(
-        (full, {"kind": kind, "sha": sha(full), "text": read_text(full)})
-        for full, kind in stdlib_startup_paths(stdlibs)
-    )
+def startup_files(dirs, stdlibs, project=()):
+    """:func:`site_paths` and :func:`stdlib_startup_paths`: every start-up file the checks keep."""
+    for item in site_paths(dirs, project):
+        yield item
+    for item in stdlib_startup_paths(stdlibs):
+        yield item
+
+
+def startup_state(dirs, stdlibs, project=()):
+    """:func:`startup_files` with their digests, and the text of all but the runner's code (a
+    customize module's read through a link, as the interpreter reads it): a change is put back,
+    a new one removed."""
+    state = {}
+    for full, kind in startup_files(dirs, stdlibs, project):
+        state[full] = {"kind": kind, "sha": sha(full)}
+        if kind != "runner":
+            state[full]["text"] = read_text(full)
+    return state
 
 
 def startup_paths(settled):
     """Every start-up file of the site directories and standard libraries a record names."""
-    found = set(p for p, _kind in site_paths(settled["dirs"], settled.get("project") or ()))
-    found.update(p for p, _kind in stdlib_startup_paths(settled["stdlibs"]))
-    return found
+    return set(
+        p for p, _kind in startup_files(settled["dirs"], settled["stdlibs"], settled.get("project") or ())
+    )
 
 
 def settle(dirs, stdlibs, expected, absent, own, here, project=()):
@@ -450,29 +450,6 @@ def unsettled(settled, own):
     return sorted(set(changed))
 
 
-def stdlib_files(stdlib):
-    """``(entry, whether it is in a __pycache__)`` of every file of a standard library directory
-    but :data:`STDLIB_SKIP`'s (see :func:`listed`)."""
-    for entry, rel in listed(stdlib, STDLIB_SKIP):
-        yield entry, "/__pycache__/" in "/" + rel
-
-
-def stdlib_compiled_since(stdlib, since):
-    """The compiled files in a standard library's ``__pycache__`` directories created or changed at
-    or after the change stamp ``since``. The interpreter takes one whose header names its source's
-    modification time and size without reading the source, so the install step could plant the
-    compiled code of a module the runner imports, leaving its source as it was."""
-    found = []
-    for entry, cached in stdlib_files(stdlib):
-        if cached and entry.name.endswith(".pyc"):
-            try:
-                if change_time(entry.stat(follow_symlinks=False)) >= since:
-                    found.append(entry.path)
-            except OSError:
-                pass
-    return found
-
-
 def outside_state(stdlibs):
     """What the tests run on besides the repository and site-packages: the standard library (every
     file Python imports, sources, extension modules and compiled files outside ``__pycache__``), the
@@ -483,10 +460,10 @@ def outside_state(stdlibs):
     prefixes = set(["/usr", "/usr/local"])
     for stdlib in stdlibs:
         prefixes.add(os.path.dirname(os.path.dirname(stdlib)))
-        for entry, cached in stdlib_files(stdlib):
-            if entry.name in STARTUP_FILES and os.path.dirname(entry.path) == stdlib:
-                continue  # start-up files: put back by the check (stdlib_startup_state)
-            if not cached and (importable(entry.name) or entry.name.endswith(".pyc")):
+        for entry, rel in listed(stdlib, STDLIB_SKIP):
+            if rel in STARTUP_FILES:
+                continue  # start-up files: put back by the check (stdlib_startup_paths)
+            if "/__pycache__/" not in "/" + rel and (importable(entry.name) or entry.name.endswith(".pyc")):
                 state[entry.path] = inode_key(entry.path)
     for archive in startup_archives(stdlibs):
         if os.path.lexists(archive):
@@ -595,8 +572,7 @@ def cmd_snapshot(plan):
     stdlibs = stdlib_dirs(dirs, plan.get("stdlibs", [] if plan.get("site_dirs") is not None else None))
     rstate, names = repo_state(repo)
     project = project_runner_packages(repo)
-    sstate = site_state(dirs, project)
-    sstate.update(stdlib_startup_state(stdlibs))
+    sstate = startup_state(dirs, stdlibs, project)
     with open(copies, "wb") as out:
         for rel in sorted(rstate):
             if rstate[rel]["kind"] in ("steering", "entry_points"):
@@ -969,6 +945,12 @@ def write(path, text):
         fh.write(text)
 
 
+def appeared_sites(snap):
+    """The user site directories the install step created: all of each is new since the snapshot."""
+    appeared = [os.path.realpath(u) for u in snap.get("absent_sites") or [] if os.path.isdir(u)]
+    return [u for u in appeared if u not in snap["site_dirs"]]
+
+
 def neutralize(plan, snap, expected=None):
     """Undo start-up changes made since the snapshot (by the eval script's install step). Fills
     ``expected`` (path -> digest, None for removed) with what it left each start-up file as."""
@@ -977,19 +959,21 @@ def neutralize(plan, snap, expected=None):
     done = []
     compiled = [0]  # compiled files are caches: removing them is always safe, so they are counted
     old_site = snap["site"]
-    # A user site directory the install step created: all of it is new since the snapshot.
-    appeared = [os.path.realpath(u) for u in snap.get("absent_sites") or [] if os.path.isdir(u)]
-    appeared = [u for u in appeared if u not in snap["site_dirs"]]
-    new_site = site_state(snap["site_dirs"] + appeared, snap.get("project_runner") or ())
-    new_site.update(stdlib_startup_state(snap.get("stdlibs") or []))
+    appeared = appeared_sites(snap)
+    new_site = startup_state(
+        snap["site_dirs"] + appeared, snap.get("stdlibs") or [], snap.get("project_runner") or ()
+    )
     since = dict(snap.get("since") or {})
     since.update((u, 0) for u in appeared)
     for top, stamp in sorted(since.items()):
         for path in compiled_since(top, stamp or 0):
             remove(path)
             compiled[0] += 1
+    # The interpreter takes a compiled file whose header names its source's modification time
+    # and size without reading the source: the install step could plant the compiled code of a
+    # standard-library module the runner imports, leaving its source as it was.
     for top, stamp in sorted((snap.get("stdlib_since") or {}).items()):
-        for path in stdlib_compiled_since(top, stamp or 0):
+        for path in compiled_since(top, stamp or 0, STDLIB_SKIP):
             remove(path)
             compiled[0] += 1
     for path in snap.get("absent_archives") or []:
@@ -1630,11 +1614,10 @@ def cmd_pre(plan, snap_digest=""):
     result["channel"] = install_channel(plan)
     result["watch"] = install_watch(plan)
     if snap:
-        appeared = [os.path.realpath(u) for u in snap.get("absent_sites") or [] if os.path.isdir(u)]
         absent = [u for u in snap.get("absent_sites") or [] if not os.path.lexists(u)]
-        absent += [a for a in snap.get("absent_archives") or [] if a not in absent]
+        absent += snap.get("absent_archives") or []
         result["settled"], result["startup_again"] = settle(
-            sorted(set(snap["site_dirs"] + appeared)),
+            snap["site_dirs"] + appeared_sites(snap),
             snap.get("stdlibs") or [],
             expected,
             absent,
