@@ -80,9 +80,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--case", action="append", metavar="NAME", help="only cases whose name contains NAME (repeatable)"
     )
+    parser.add_argument(
+        "--instance", action="append", metavar="ID", help="only these instances (repeatable)"
+    )
     args = parser.parse_args(argv)
     policies = args.policy or ["strict", "official"]
-    attacks, honest = select(all_contexts(), full=args.full)
+    contexts = all_contexts()
+    if args.instance:
+        unknown = set(args.instance) - {c.instance_id for c in contexts}
+        if unknown:
+            parser.error(f"--instance: no such instance in the corpora: {', '.join(sorted(unknown))}")
+        contexts = [c for c in contexts if c.instance_id in args.instance]
+    attacks, honest = select(contexts, full=args.full)
     if args.case:
         attacks = [e for e in attacks if any(n in e.case.name for n in args.case)]
         honest = [e for e in honest if any(n in e.case.name for n in args.case)]

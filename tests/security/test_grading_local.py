@@ -1,5 +1,6 @@
 """The grading-local rows under ``strict`` on a real Docker engine: gold resolves and the empty patch
-fails, with the probe at work for every runner, the re-install step of the eval scripts included.
+fails, with the probe at work for every runner, the re-install step of the eval scripts included,
+and a pytest plugin under test loaded into the graded session.
 
 These rows re-install the package with ``python -m pip install -e .`` before the tests (as real
 SWE-bench eval scripts do), are read by the pytest, v2 pytest, Django and SymPy readers, and one of
@@ -63,7 +64,7 @@ def test_gold_resolves_with_the_probe_at_work(
     grading_images: list[str], tmp_path_factory: pytest.TempPathFactory, docker_engine: Any
 ) -> None:
     run = grading_run(tmp_path_factory, "gold")
-    assert len(run.cases) == 6
+    assert len(run.cases) == 7
     for case in run.cases:
         assert case.outcome == "passed", (case.instance_id, case.message[:1500])
         assert "tamper" not in case.properties and "neutralized" not in case.properties, case.properties
@@ -77,6 +78,11 @@ def test_gold_resolves_with_the_probe_at_work(
     runlog = next(c for c in run.cases if "runlog" in c.instance_id)
     log = Path(runlog.properties["eval_log_path"]).read_text()
     assert log.count("test session starts") > 1, "the inner sessions did not print"
+    # A pytest plugin under test, loaded into the graded session by its entry point, whose fix is in
+    # its own makereport hook: the channel and the watch at work, and no evidence.
+    plugin = next(c for c in run.cases if "knownissue" in c.instance_id)
+    assert probe_of(plugin)["channel_events"] > 0, probe_of(plugin)
+    assert "knownissue: strict=False" in Path(plugin.properties["eval_log_path"]).read_text()
     run_id = (
         run.suite.get("run_id") or run.cases[0].properties["run_id"]
     )  # the empty run may be going on beside
@@ -87,7 +93,7 @@ def test_empty_patch_fails_everywhere(
     grading_images: list[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     run = grading_run(tmp_path_factory, "empty")
-    assert len(run.cases) == 6
+    assert len(run.cases) == 7
     for case in run.cases:
         assert case.outcome == "failed", (case.instance_id, case.outcome, case.message[:800])
         assert "tamper" not in case.properties, case.properties

@@ -1,6 +1,6 @@
 """Build the rows of the grading-local benchmark from their instance sources.
 
-Six small repositories of our own in the SWE-bench v5 row form, each behaving like a real
+Seven small repositories of our own in the SWE-bench v5 row form, each behaving like a real
 repository in one way that matters to grading:
 
 * every eval script re-installs the package before the tests (``python -m pip install -e .``
@@ -11,7 +11,10 @@ repository in one way that matters to grading:
   by the v2 pytest reader (``pytest -rA -vv -o console_output_style=classic --tb=no``);
 * ``grading__runlog-1``'s tests run pytest sessions of their own whose status lines reach the log;
 * ``grading__units-1`` installs through ``setup.py``/``setup.cfg`` and keeps its tests inside the
-  package.
+  package;
+* ``grading__knownissue-1`` is a pytest plugin (a ``pytest11`` entry point) loaded into the graded
+  session itself, whose fix is in its own ``pytest_runtest_makereport`` hook and whose tests run
+  ``pytester`` sessions, in process and in a subprocess.
 
 Each ``instances/<instance_id>/`` holds ``repo/`` (the repository at its base commit), ``fix/`` and
 ``test/`` (overlays with the full new contents of the files the gold and test patches change) and
