@@ -80,9 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--case", action="append", metavar="NAME", help="only cases whose name contains NAME (repeatable)"
     )
-    parser.add_argument(
-        "--instance", action="append", metavar="ID", help="only these instances (repeatable)"
-    )
+    parser.add_argument("--instance", action="append", metavar="ID", help="only these instances (repeatable)")
     args = parser.parse_args(argv)
     policies = args.policy or ["strict", "official"]
     contexts = all_contexts()

@@ -240,6 +240,7 @@ def read_channel(
             )
         )
     graded = {g["path"] for g in plan.graded}
+    patched = set(plan.watch.get("patched") or [])
     expected = results.pre.get("graded") or {}
     for session in outer:
         for path, digest in session.collected.items():
@@ -259,8 +260,51 @@ def read_channel(
         replaced = call.get("builtins_replaced") if call is not None else None
         if replaced and isinstance(replaced, list):
             found.append(_rebound(test, status, [str(name) for name in replaced]))
-        if status == "PASSED" and raised is not None:
+        helpers = call.get("helpers_replaced") if call is not None else None
+        if helpers and isinstance(helpers, dict):
+            foreign = sorted(
+                f"{name} (by {source})"
+                for name, source in helpers.items()
+                if str(source) in patched or _STDLIB_FILE.search(str(source))
+            )
+            if foreign:
+                found.append(
+                    evidence(
+                        "runner-helper",
+                        f"{test} is reported {status} but ran with the test runner's "
+                        + ", ".join(foreign[:3])
+                        + " replaced: a test that expects an error or asserts through it passes whatever"
+                        " the code does",
+                    )
+                )
+        names = call.get("runner_names_rebound") if call is not None else None
+        if names and isinstance(names, list):
+            shown = ", ".join(str(name) for name in names[:3])
+            found.append(
+                evidence(
+                    "channel",
+                    f"{test} is reported {status} but ran with its test file's {shown} (imported from"
+                    " the test runner) naming something else",
+                )
+            )
+        if status == "PASSED" and raised is not None and call is not None and call.get("swallowed"):
+            found.append(
+                evidence(
+                    "channel",
+                    f"{test} is reported PASSED but its test function raised {raised}, caught before"
+                    " pytest saw the call's outcome",
+                )
+            )
+        elif status == "PASSED" and raised is not None:
             found.append(evidence("channel", f"{test} is reported PASSED but raised {raised}"))
+        elif status == "PASSED" and call is None and _function_item(session, nodeid):
+            found.append(
+                evidence(
+                    "channel",
+                    f"{test} is reported PASSED but pytest never called its test function"
+                    " (its runtest went around pytest_pyfunc_call)",
+                )
+            )
         elif status == "PASSED" and call is not None and call.get("entered") is False:
             found.append(evidence("channel", f"{test} is reported PASSED but its test function never ran"))
         elif status in PASSING and call is not None and call.get("defined") is False:
@@ -294,6 +338,18 @@ def read_channel(
                     )
                 )
     return found
+
+
+_STDLIB_FILE = re.compile(r"/lib/python\d+(?:\.\d+)?/(?!(?:[^/]+/)*(?:site|dist)-packages/)")
+"""A file of the standard library (no helper of the test runner is one), not of a site directory."""
+
+
+def _function_item(session: Session, nodeid: str) -> bool:
+    """Whether the test's call phase ran as pytest's ``Function`` runs one (through
+    ``pytest_pyfunc_call``, where the channel records the call)."""
+    return any(
+        p.get("when") == "call" and p.get("function_item") is True for p in session.phases.get(nodeid, [])
+    )
 
 
 def _rebound(test: str, status: str, names: list[str]) -> Finding:

@@ -14,9 +14,12 @@ import sys
 
 import pytest
 
+from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import runner_imports  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 
@@ -185,6 +188,85 @@ def _defined(pyfuncitem):
     return _first_run_code(func, rel) is not False
 
 
+def _runner_modules():
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if module is not None and name.split(".", 1)[0] in ("pytest", "_pytest", "unittest"):
+            try:
+                found[name] = (module, dict(vars(module)))
+            except Exception:
+                pass
+    return found
+
+
+_RUNNER = _runner_modules()
+"""The runner's modules and what they held when this channel loaded, before any code under test
+ran: what a test file's ``import pytest`` or ``from pytest import raises`` must still name."""
+
+
+def _rebound_runner_names(func, path):
+    """The names a graded test file binds by importing the runner that, in the namespace its test
+    function runs in, name something else now (a copy of ``pytest`` whose ``raises`` swallows)."""
+    space = getattr(getattr(func, "__func__", func), "__globals__", None)
+    if not isinstance(space, dict):
+        return []
+    rebound = []
+    for name, (module, attribute) in sorted(runner_imports(path).items()):
+        if name not in space or module not in _RUNNER:
+            continue
+        genuine, held = _RUNNER[module]
+        if attribute is None:
+            want = genuine
+        elif attribute in held:
+            want = held[attribute]
+        elif module + "." + attribute in _RUNNER:
+            want = _RUNNER[module + "." + attribute][0]
+        else:
+            continue
+        if space[name] is not want:
+            rebound.append(name)
+    return rebound
+
+
+def _test_case_methods():
+    case = getattr(sys.modules.get("unittest.case"), "TestCase", None)
+    if not isinstance(case, type):
+        return None, {}
+    held = dict((k, v) for k, v in vars(case).items() if k.startswith(("assert", "fail")))
+    return case, held
+
+
+_TEST_CASE = _test_case_methods()
+
+
+def _where(path):
+    """A file as the reader of these records names it: its path in the repository, else whole."""
+    rel = _rel(path)
+    return path if rel.startswith("..") else rel
+
+
+def _replaced_helpers():
+    """``{helper: the file its replacement's code comes from}`` for the runner's assertion helpers
+    that are not what they were when this channel loaded, looked at as each test runs (a watch that
+    looks now and then misses a helper swapped in for the tests and put back before the end)."""
+    found = {}
+    for module, names in RUNNER_HELPERS:
+        if module not in _RUNNER:
+            continue
+        genuine, held = _RUNNER[module]
+        space = getattr(genuine, "__dict__", {})
+        for name in names:
+            if name in held and space.get(name) is not held[name]:
+                found[module + "." + name] = _where(source_of(space.get(name)) or "?")
+    case, held = _TEST_CASE
+    if case is not None:
+        space = vars(case)
+        for name, value in held.items():
+            if space.get(name) is not value:
+                found["unittest.TestCase." + name] = _where(source_of(space.get(name)) or "?")
+    return found
+
+
 def _runner_file(filename):
     """Whether a code file is pytest's or pluggy's own."""
     norm = filename.replace("\\", "/")
@@ -263,14 +345,29 @@ def _watch(pyfuncitem, state):
     if inspect.isasyncgenfunction(original) if hasattr(inspect, "isasyncgenfunction") else False:
         return None
 
+    path = getattr(pyfuncitem, "path", None) or getattr(pyfuncitem, "fspath", None)
+    graded = path is not None and _rel(path) in GRADED
+
     def watched(*args, **kwargs):
         state["entered"] = True
+        state["helpers"] = _replaced_helpers()
+        if graded:
+            state["rebound"] = _rebound_runner_names(original, path)
         try:
             return original(*args, **kwargs)
+        except BaseException as exc:
+            # Kept: code between this call and the hook's outcome (a ``pytest_pyfunc_call`` that
+            # calls ``item.function`` itself) can catch it, and the outcome then says no error.
+            state["raised"] = type(exc).__name__
+            state["tb"] = exc.__traceback__
+            raise
         finally:
             replaced = rebound_builtins()
             if replaced:
                 state["replaced"] = replaced
+            state["helpers"].update(_replaced_helpers())
+            if graded:
+                state["rebound"] = sorted(set(state["rebound"]) | set(_rebound_runner_names(original, path)))
 
     try:
         functools.update_wrapper(watched, original)
@@ -308,16 +405,63 @@ def pytest_pyfunc_call(pyfuncitem):
     record["defined"] = defined
     if excinfo is not None:
         record["raised"] = excinfo[0].__name__
-        if record["raised"] in ("XFailed", "Skipped"):
-            record["site"] = _caller_of_outcome(excinfo[2])
+        tb = excinfo[2]
+    elif "raised" in state:
+        record["raised"] = state["raised"]
+        record["swallowed"] = True
+        tb = state["tb"]
+    if record["raised"] in ("XFailed", "Skipped"):
+        record["site"] = _caller_of_outcome(tb)
+    state.pop("tb", None)
     replaced = sorted(set(state.get("replaced", [])) | set(rebound_builtins()))
     if replaced:
         record["builtins_replaced"] = replaced
+    if state.get("rebound"):
+        record["runner_names_rebound"] = state["rebound"]
+    if state.get("helpers"):
+        record["helpers_replaced"] = state["helpers"]
     record["xfail_marker"] = _has_xfail_marker(pyfuncitem)
     added = _XFAIL_ADDED.pop(pyfuncitem.nodeid, None)
     if added:
         record["xfail_added"] = added
     _write(record)
+
+
+def _unittest_item():
+    """unittest's ``TestCaseFunction`` and its ``runtest`` as pytest defines them, and unittest's
+    ``TestCase``, taken before any code under test runs: the one kind of ``Function`` whose call
+    does not go through ``pytest_pyfunc_call``."""
+    try:
+        # pytest loads its unittest support before the plugins named with ``-p``, this one.
+        item = sys.modules["_pytest.unittest"].TestCaseFunction
+        return item, item.__dict__.get("runtest"), sys.modules["unittest"].TestCase
+    except Exception:
+        return None, None, None
+
+
+_UNITTEST = _unittest_item()
+
+
+def _runs_through_pyfunc_call(item):
+    """Whether the item's call should reach ``pytest_pyfunc_call``, where this channel watches it:
+    a ``Function`` whose ``runtest`` (found as Python finds it, however its class was swapped) is
+    ``Function``'s own or a replacement of it, not unittest's on a unittest test case."""
+    function = getattr(pytest, "Function", None)
+    if function is None or not isinstance(item, function):
+        return False
+    case_item, case_runtest, case = _UNITTEST
+    for cls in type(item).__mro__:
+        if "runtest" in cls.__dict__:
+            runtest = cls.__dict__["runtest"]
+            if case_runtest is None:
+                return cls is function
+            unittest_case = (
+                runtest is case_runtest
+                and isinstance(item, case_item)
+                and isinstance(getattr(item, "_testcase", None), case)
+            )
+            return not unittest_case
+    return False
 
 
 @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -326,6 +470,11 @@ def pytest_runtest_makereport(item, call):
     record = {"ev": "phase", "nodeid": item.nodeid, "when": call.when, "raised": None}
     if call.excinfo is not None:
         record["raised"] = call.excinfo.typename
+    if call.when == "call":
+        try:
+            record["function_item"] = _runs_through_pyfunc_call(item)
+        except Exception:
+            pass
     try:
         report = outcome.get_result()
         record["outcome"] = report.outcome

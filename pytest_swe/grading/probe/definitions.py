@@ -5,6 +5,7 @@
 #
 # Python 3.5 and newer, standard library only, no f-strings.
 import os
+import sys
 
 
 def _is_mark(node):
@@ -74,6 +75,52 @@ def definitions(path):
     return _DEFINITIONS[key]
 
 
+_RUNNER_ROOTS = ("pytest", "_pytest", "unittest")
+_IMPORTS = {}
+
+
+def runner_imports(path):
+    """``{name: (module, attribute or None)}``: the names a Python file binds by importing the test
+    runner (``import pytest``, ``from pytest import raises as r``, ``from unittest import mock``),
+    each bound by that one import and nothing else in the file (``import unittest2 as unittest``
+    in a ``try`` beside it, or a name assigned again, leaves the name out)."""
+    key = str(path)
+    if key not in _IMPORTS:
+        found = {}
+        try:
+            import ast
+
+            with open(key, "rb") as fh:
+                tree = ast.parse(fh.read())
+            bindings = {}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        name = alias.asname or alias.name.split(".", 1)[0]
+                        target = (alias.name if alias.asname else name, None)
+                        bindings.setdefault(name, []).append(target)
+                elif isinstance(node, ast.ImportFrom):
+                    module = node.module if not node.level else None
+                    for alias in node.names:
+                        if alias.name != "*":
+                            target = (module, alias.name) if module else None
+                            bindings.setdefault(alias.asname or alias.name, []).append(target)
+                elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    bindings.setdefault(node.id, []).append(None)
+                elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                    bindings.setdefault(node.name, []).append(None)
+            for name, targets in bindings.items():
+                target = targets[0]
+                if target is None or any(t != target for t in targets):
+                    continue
+                if target[0].split(".", 1)[0] in _RUNNER_ROOTS:
+                    found[name] = target
+        except Exception:
+            found = {}
+        _IMPORTS[key] = found
+    return _IMPORTS[key]
+
+
 _REAL = {}
 
 
@@ -107,3 +154,37 @@ def code_tree(code):
         codes.append(current)
         pending.extend(c for c in current.co_consts if isinstance(c, type(code)))
     return codes
+
+
+RUNNER_HELPERS = (
+    ("pytest", ("raises", "approx", "warns", "deprecated_call", "fail", "skip", "xfail", "importorskip")),
+    ("_pytest.python_api", ("raises", "approx")),
+    ("_pytest.raises", ("raises",)),
+    ("_pytest.recwarn", ("warns", "deprecated_call")),
+    ("_pytest.outcomes", ("fail", "skip", "xfail", "importorskip")),
+)
+"""The test runner's helpers a test asserts with: replaced, ``with pytest.raises(E)`` or
+``self.assertEqual`` pass whatever the code under test does."""
+
+_class_dict = type.__dict__["__dict__"].__get__
+
+
+def source_of(value):
+    """The file the code of a helper's replacement comes from (a function, method, partial,
+    callable object or class), or None."""
+    for candidate in (value, getattr(value, "__func__", None), getattr(value, "func", None)):
+        code = getattr(candidate, "__code__", None)
+        if code is not None:
+            return code.co_filename
+    if isinstance(value, type):
+        try:
+            space = _class_dict(value)
+        except Exception:
+            return None
+        for name in ("__exit__", "__init__", "__new__", "__call__"):
+            code = getattr(space.get(name), "__code__", None)
+            if code is not None:
+                return code.co_filename
+        return getattr(sys.modules.get(getattr(value, "__module__", "") or ""), "__file__", None)
+    call = getattr(type(value), "__call__", None)
+    return getattr(getattr(call, "__code__", None), "co_filename", None)

@@ -26,9 +26,11 @@ import time
 import weakref
 from _thread import get_ident as _get_ident
 
+from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 
 OUT = "@OUT@"
@@ -618,15 +620,6 @@ def _young_classes(final):
 
 # --- the runner's own helpers, and values equal to anything by design ---------------------------
 
-_HELPERS = (
-    ("pytest", ("raises", "approx", "warns", "deprecated_call", "fail", "skip", "xfail", "importorskip")),
-    ("_pytest.python_api", ("raises", "approx")),
-    ("_pytest.raises", ("raises",)),
-    ("_pytest.recwarn", ("warns", "deprecated_call")),
-    ("_pytest.outcomes", ("fail", "skip", "xfail", "importorskip")),
-)
-"""The test runner's helpers a test asserts with: replaced, ``with pytest.raises(E)`` or
-``self.assertEqual`` pass whatever the code under test does."""
 _helpers = {"next": 0.0, "noted": set()}
 
 
@@ -638,37 +631,38 @@ def _home(name):
     return os.path.dirname(os.path.realpath(path)) + os.sep
 
 
-def _source_of(value):
-    """The file the code of a helper's replacement comes from (a function, method, partial,
-    callable object or class), or None."""
-    for candidate in (value, getattr(value, "__func__", None), getattr(value, "func", None)):
-        code = getattr(candidate, "__code__", None)
-        if code is not None:
-            return code.co_filename
-    if isinstance(value, type):
-        try:
-            space = _own_dict(value)
-        except Exception:
-            return None
-        for name in ("__exit__", "__init__", "__new__", "__call__"):
-            code = getattr(space.get(name), "__code__", None)
-            if code is not None:
-                return code.co_filename
-        return getattr(sys.modules.get(getattr(value, "__module__", "") or ""), "__file__", None)
-    call = getattr(type(value), "__call__", None)
-    return getattr(getattr(call, "__code__", None), "co_filename", None)
+def _stdlib_home():
+    try:
+        return os.path.dirname(os.path.realpath(os.__file__)) + os.sep
+    except Exception:
+        return None
+
+
+_STDLIB = _stdlib_home()
+
+
+def _in_stdlib(real):
+    """Whether a file is the standard library's own (not a site-packages inside its directory)."""
+    if not _STDLIB or not real.startswith(_STDLIB):
+        return False
+    parts = real[len(_STDLIB) :].split(os.sep)
+    return "site-packages" not in parts and "dist-packages" not in parts
 
 
 def _judge_helper(name, value, homes):
     if value is None or name in _helpers["noted"]:
         return
-    source = _source_of(value)
+    source = source_of(value)
     if not isinstance(source, str) or not source:
         return
     real = os.path.realpath(source)
     if any(home and real.startswith(home) for home in homes):
         return  # the runner's own code, even where the repository is the runner
     rel = _patched_rel(source)
+    if rel is None and _in_stdlib(real):
+        # No helper of the runner is the standard library's (``contextlib.suppress`` as
+        # ``pytest.raises`` passes whether the error comes or not), whoever put it there.
+        rel = "the standard library's " + os.path.basename(real)
     if rel is not None:
         _helpers["noted"].add(name)
         _write({"ev": "helper-replaced", "name": name, "file": rel})
@@ -679,7 +673,7 @@ def _check_helpers(final=False):
     if not _due(_helpers, final):
         return
     homes = (_home("pytest"), _home("_pytest"))
-    for module_name, names in _HELPERS:
+    for module_name, names in RUNNER_HELPERS:
         module = sys.modules.get(module_name)
         space = getattr(module, "__dict__", None) if module is not None else None
         if isinstance(space, dict):
@@ -691,6 +685,14 @@ def _check_helpers(final=False):
         for name, value in list(_own_dict(testcase).items()):
             if name.startswith(("assert", "fail")):
                 _judge_helper("unittest.TestCase." + name, value, homes)
+        # A graded test class's own assert methods: given to it by package code, they stand in
+        # for unittest's in its tests alone.
+        for namespace, rel, _, _ in list(_graded_namespaces()):
+            for value in list(namespace.values()):
+                if isinstance(value, type) and value is not testcase and issubclass(value, testcase):
+                    for name, member in list(_own_dict(value).items()):
+                        if name.startswith(("assert", "fail")):
+                            _judge_helper(rel + ": " + value.__name__ + "." + name, member, homes)
 
 
 _wildcards = {"wrapped": set(), "noted": set()}
