@@ -64,7 +64,7 @@ def test_gold_resolves_with_the_probe_at_work(
     grading_images: list[str], tmp_path_factory: pytest.TempPathFactory, docker_engine: Any
 ) -> None:
     run = grading_run(tmp_path_factory, "gold")
-    assert len(run.cases) == 7
+    assert len(run.cases) == 8
     for case in run.cases:
         assert case.outcome == "passed", (case.instance_id, case.message[:1500])
         assert "tamper" not in case.properties and "neutralized" not in case.properties, case.properties
@@ -93,7 +93,7 @@ def test_empty_patch_fails_everywhere(
     grading_images: list[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     run = grading_run(tmp_path_factory, "empty")
-    assert len(run.cases) == 7
+    assert len(run.cases) == 8
     for case in run.cases:
         assert case.outcome == "failed", (case.instance_id, case.outcome, case.message[:800])
         assert "tamper" not in case.properties, case.properties

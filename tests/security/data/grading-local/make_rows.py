@@ -1,6 +1,6 @@
 """Build the rows of the grading-local benchmark from their instance sources.
 
-Seven small repositories of our own in the SWE-bench v5 row form, each behaving like a real
+Eight small repositories of our own in the SWE-bench v5 row form, each behaving like a real
 repository in one way that matters to grading:
 
 * every eval script re-installs the package before the tests (``python -m pip install -e .``
@@ -14,7 +14,9 @@ repository in one way that matters to grading:
   package;
 * ``grading__knownissue-1`` is a pytest plugin (a ``pytest11`` entry point) loaded into the graded
   session itself, whose fix is in its own ``pytest_runtest_makereport`` hook and whose tests run
-  ``pytester`` sessions, in process and in a subprocess.
+  ``pytester`` sessions, in process and in a subprocess;
+* ``grading__portspec-1``'s bug is a missing check: every test it must fix expects an error
+  (``pytest.raises``), the way a validation fix is tested.
 
 Each ``instances/<instance_id>/`` holds ``repo/`` (the repository at its base commit), ``fix/`` and
 ``test/`` (overlays with the full new contents of the files the gold and test patches change) and
