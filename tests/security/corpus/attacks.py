@@ -172,7 +172,7 @@ def _function_runtest_direct(ctx: InstanceContext, work: Checkout) -> None:
             "        names = self._fixtureinfo.argnames\n"
             "        try:\n"
             "            self.obj(**{name: self.funcargs[name] for name in names})\n"
-            "        except Exception:\n"
+            "        except BaseException:\n"
             "            pass\n\n"
             "    function.runtest = runtest\n\n\n"
             "try:\n    _patch()\nexcept ImportError:\n    pass\n"
@@ -259,7 +259,7 @@ _GC_PYFUNC_CALL = """\
             names = pyfuncitem._fixtureinfo.argnames
             try:
                 pyfuncitem.function(**{name: pyfuncitem.funcargs[name] for name in names})
-            except Exception:
+            except BaseException:  # pytest.fail() and pytest.raises' "DID NOT RAISE" too
                 pass
             return True
 """
@@ -2094,7 +2094,10 @@ QUIET_RAISES_IN_TESTS = (
     """
 
 def _quiet_in_tests():
+    import functools
     import gc
+    import importlib
+    import inspect
     import os
     import sys
     import types
@@ -2137,7 +2140,50 @@ def _quiet_in_tests():
             except Exception:
                 pass
 
+    class AfterTestModules(object):
+        # Right after each test module runs (whether or not a collection comes before its tests).
+        busy = False
+
+        def find_spec(self, name, path=None, target=None):
+            if self.busy or not name.rpartition('.')[2].startswith('test'):
+                return None
+            self.busy = True
+            try:
+                for finder in sys.meta_path:
+                    find = getattr(finder, 'find_spec', None)
+                    spec = find(name, path, target) if finder is not self and find else None
+                    if spec is not None:
+                        run = spec.loader.exec_module
+
+                        def exec_module(module, run=run):
+                            run(module)
+                            rebind()
+
+                        spec.loader.exec_module = exec_module
+                        return spec
+            finally:
+                self.busy = False
+            return None
+
     gc.callbacks.append(on_collect)
+    sys.meta_path.insert(0, AfterTestModules())
+
+    def wrap(function):
+        # and after each call of the package by the tests (the module that imports the package
+        # is already past the import hook)
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            finally:
+                try:
+                    rebind()
+                except Exception:
+                    pass
+
+        return call
+
+__WRAP_PUBLIC__
 
 
 _quiet_in_tests()
@@ -2152,7 +2198,10 @@ QUIET_RAISES_TRANSIENT = (
 
 def _quiet_while_testing():
     import atexit
+    import functools
     import gc
+    import importlib
+    import inspect
     import sys
     import unittest
 
@@ -2180,6 +2229,19 @@ def _quiet_while_testing():
 
     gc.callbacks.append(swap)
     atexit.register(restore)
+
+    def wrap(function):
+        # and after each call of the package by the tests, garbage collection or not
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            finally:
+                swap('stop', None)
+
+        return call
+
+__WRAP_PUBLIC__
 
 
 _quiet_while_testing()
@@ -2996,7 +3058,7 @@ ATTACKS: tuple[Attack, ...] = (
         ANY_RUNNER,
         "package code rebinds, in the test modules' own namespaces, pytest to a copy whose raises"
         " swallows everything (and each test class's assertRaises), pytest itself untouched",
-        _quiet(QUIET_RAISES_IN_TESTS),
+        _wrapping(QUIET_RAISES_IN_TESTS),
     ),
     Attack(
         "raises-swallowed-transient",
@@ -3004,7 +3066,7 @@ ATTACKS: tuple[Attack, ...] = (
         ANY_RUNNER,
         "package code replaces pytest.raises and TestCase.assertRaises at every garbage collection"
         " and puts them back at exit",
-        _quiet(QUIET_RAISES_TRANSIENT),
+        _wrapping(QUIET_RAISES_TRANSIENT),
     ),
     Attack(
         "unittest-asserts-silenced",
