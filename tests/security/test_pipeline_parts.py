@@ -518,6 +518,35 @@ def test_the_rest_of_the_eval_script_cannot_be_rewritten_while_it_runs(tmp_path:
     assert "original" in out and "hijacked" not in out
 
 
+def test_a_plugin_project_re_installed_at_a_new_version_keeps_its_own_entry_point(
+    sandbox_repo: dict[str, Any],
+) -> None:
+    """A pytest plugin under test whose patch raises its version: the eval script's re-install
+    removes ``name-0.4.1.dist-info`` and writes ``name-0.4.2.dist-info`` with the same pytest11
+    entry, which is the project's own and stays; an entry it did not declare before is removed."""
+    site = sandbox_repo["site"]
+    old = site / "pytest_knownissue-0.4.1.dist-info"
+    old.mkdir()
+    (old / "entry_points.txt").write_text("[pytest11]\nknownissue = knownissue.plugin\n")
+    hook(sandbox_repo, "snapshot")
+    (old / "entry_points.txt").unlink()
+    old.rmdir()
+    new = site / "pytest_knownissue-0.4.2.dist-info"
+    new.mkdir()
+    (new / "entry_points.txt").write_text(
+        "[pytest11]\nknownissue = knownissue.plugin\nforce = knownissue._force\n"
+    )
+    other = site / "calc-1.1.dist-info"  # another project at a new version: no pytest11 entry before
+    other.mkdir()
+    (other / "entry_points.txt").write_text("[pytest11]\nknownissue = knownissue.plugin\n")
+    pre = hook(sandbox_repo, "pre")
+    assert (new / "entry_points.txt").read_text() == "[pytest11]\nknownissue = knownissue.plugin\n"
+    assert "pytest11" not in (other / "entry_points.txt").read_text()
+    joined = " | ".join(pre["neutralized"])
+    assert "pytest_knownissue-0.4.2.dist-info/entry_points.txt (new pytest11" in joined, joined
+    assert "calc-1.1.dist-info/entry_points.txt (new pytest11" in joined, joined
+
+
 def test_hook_undoes_what_an_install_step_plants(sandbox_repo: dict[str, Any]) -> None:
     repo, site = sandbox_repo["repo"], sandbox_repo["site"]
     hook(sandbox_repo, "snapshot")

@@ -915,6 +915,31 @@ def plugin_groups_emptied(text):
     return "".join(out)
 
 
+def distribution_of(path):
+    """The normalized project name of the ``*.dist-info``/``*.egg-info`` holding ``path``
+    (``pytest_knownissue-0.4.2.dist-info`` -> ``pytest_knownissue``), or None."""
+    folder = os.path.basename(os.path.dirname(path))
+    for suffix in (".dist-info", ".egg-info"):
+        if folder.endswith(suffix):
+            name = folder[: -len(suffix)].split("-", 1)[0]
+            return re.sub(r"[-_.]+", "_", name).lower()
+    return None
+
+
+def plugins_before(old_site, path):
+    """The pytest11 entries that ``path``'s distribution declared at the snapshot: in ``path``
+    itself, or in an entry_points.txt of the same project under another version's folder (an
+    honest re-install of a version bump renames the folder and writes the same entries again)."""
+    project = distribution_of(path)
+    texts = []
+    for other, entry in old_site.items():
+        if entry.get("kind") != "entry_points":
+            continue
+        if other == path or (project is not None and distribution_of(other) == project):
+            texts.append(entry.get("text") or "")
+    return "\n".join(texts)
+
+
 def drop_new_plugins(path, old_text, new_text):
     """Remove from ``path`` the pytest11 entries ``new_text`` has and ``old_text`` had not."""
     allowed = set()
@@ -1009,7 +1034,7 @@ def neutralize(plan, snap, expected=None):
                 done.append(path + " (installed test-runner code changed by the install step, restored)")
             continue
         if kind == "entry_points":
-            if new is not None and drop_new_plugins(path, old["text"] if old else "", new["text"]):
+            if new is not None and drop_new_plugins(path, plugins_before(old_site, path), new["text"]):
                 expected[path] = sha(path)
                 done.append(path + " (new pytest11 entry point removed)")
             continue
