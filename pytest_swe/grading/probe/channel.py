@@ -368,11 +368,20 @@ def _watch(pyfuncitem, state):
     path = getattr(pyfuncitem, "path", None) or getattr(pyfuncitem, "fspath", None)
     graded = path is not None and _rel(path) in GRADED
 
+    def looked():
+        # Nothing here may fail the test: what it reads can be any object the tests made.
+        try:
+            state.setdefault("helpers", {}).update(_replaced_helpers())
+            if graded:
+                state["rebound"] = sorted(
+                    set(state.get("rebound", [])) | set(_rebound_runner_names(original, path))
+                )
+        except Exception:
+            pass
+
     def watched(*args, **kwargs):
         state["entered"] = True
-        state["helpers"] = _replaced_helpers()
-        if graded:
-            state["rebound"] = _rebound_runner_names(original, path)
+        looked()
         try:
             return original(*args, **kwargs)
         except BaseException as exc:
@@ -385,9 +394,7 @@ def _watch(pyfuncitem, state):
             replaced = rebound_builtins()
             if replaced:
                 state["replaced"] = replaced
-            state["helpers"].update(_replaced_helpers())
-            if graded:
-                state["rebound"] = sorted(set(state["rebound"]) | set(_rebound_runner_names(original, path)))
+            looked()
 
     try:
         functools.update_wrapper(watched, original)
