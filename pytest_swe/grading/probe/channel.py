@@ -164,14 +164,20 @@ def _first_run_code(func, rel):
     return id(code) in seen[1]
 
 
+def _graded_file(pyfuncitem):
+    """``(path, path in the repository)`` of a test's file; the second None unless it is graded."""
+    path = getattr(pyfuncitem, "path", None) or getattr(pyfuncitem, "fspath", None)
+    rel = _rel(path) if path is not None else None
+    return path, rel if rel in GRADED else None
+
+
 def _defined(pyfuncitem):
     """Whether the function pytest calls for a test of a graded file is the plain ``def`` the file
     has for it (None when that cannot be said: decorated, bound twice, inherited, not graded).
     Package code can swap a test module's functions for wrappers after the module ran and before
     pytest collects them; the file on disk stays as it was."""
-    path = getattr(pyfuncitem, "path", None) or getattr(pyfuncitem, "fspath", None)
-    rel = _rel(path) if path is not None else None
-    if rel not in GRADED:
+    path, rel = _graded_file(pyfuncitem)
+    if rel is None:
         return None
     name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
     cls = getattr(pyfuncitem, "cls", None)
@@ -365,8 +371,8 @@ def _watch(pyfuncitem, state):
     if inspect.isasyncgenfunction(original) if hasattr(inspect, "isasyncgenfunction") else False:
         return None
 
-    path = getattr(pyfuncitem, "path", None) or getattr(pyfuncitem, "fspath", None)
-    graded = path is not None and _rel(path) in GRADED
+    path, rel = _graded_file(pyfuncitem)
+    graded = rel is not None
 
     def looked():
         # Nothing here may fail the test: what it reads can be any object the tests made.

@@ -931,21 +931,26 @@ def plugins_before(old_site, path):
     itself, or in an entry_points.txt of the same project under another version's folder (an
     honest re-install of a version bump renames the folder and writes the same entries again)."""
     project = distribution_of(path)
-    texts = []
+    allowed = set()
     for other, entry in old_site.items():
         if entry.get("kind") != "entry_points":
             continue
         if other == path or (project is not None and distribution_of(other) == project):
-            texts.append(entry.get("text") or "")
-    return "\n".join(texts)
+            allowed.update(runner_plugin_entries(entry.get("text")))
+    return allowed
 
 
-def drop_new_plugins(path, old_text, new_text):
-    """Remove from ``path`` the pytest11 entries ``new_text`` has and ``old_text`` had not."""
+def runner_plugin_entries(text):
+    """The pytest11 entries of an entry_points.txt text."""
     allowed = set()
-    for group, entries in entry_point_groups(old_text).items():
+    for group, entries in entry_point_groups(text).items():
         if is_runner_plugin_group(group):
             allowed.update(entries)
+    return allowed
+
+
+def drop_new_plugins(path, allowed, new_text):
+    """Remove from ``path`` the pytest11 entries ``new_text`` has that are not in ``allowed``."""
     fixed = plugin_groups_emptied(without_runner_plugins(new_text or "", allowed))
     if fixed == (new_text or ""):
         return False
@@ -1091,7 +1096,9 @@ def neutralize(plan, snap, expected=None):
         if rel in plan.get("test_patch_paths", []):
             continue  # the eval script itself applied the test patch to it
         if kind == "entry_points":
-            if new is not None and drop_new_plugins(full, old["text"] if old else "", new["text"]):
+            if new is not None and drop_new_plugins(
+                full, runner_plugin_entries(old["text"] if old else ""), new["text"]
+            ):
                 done.append(rel + " (new pytest11 entry point removed)")
             continue
         if old is None:

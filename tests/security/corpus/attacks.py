@@ -2191,7 +2191,8 @@ _quiet_in_tests()
 )
 """Package code that leaves ``pytest`` and ``unittest`` as they are and rebinds, in the test
 modules themselves, ``pytest`` to a copy whose ``raises`` swallows everything (and ``raises``
-imported by name, and each test class's ``assertRaises``), at every garbage collection."""
+imported by name, and each test class's ``assertRaises``): right after each test module runs,
+after each call of the package and at every garbage collection."""
 
 QUIET_RAISES_TRANSIENT = (
     """
@@ -2247,8 +2248,9 @@ __WRAP_PUBLIC__
 _quiet_while_testing()
 """
 )
-"""``pytest.raises`` and ``assertRaises`` replaced at every garbage collection after the package
-is imported and put back when the interpreter exits, before anything that runs at exit looks."""
+"""``pytest.raises`` and ``assertRaises`` replaced after each call of the package and at every
+garbage collection, and put back when the interpreter exits, before anything that runs at exit
+looks."""
 
 QUIET_ASSERTS = """
 
