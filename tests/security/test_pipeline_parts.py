@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import marshal
 import os
 import shlex
 import subprocess
@@ -219,8 +220,10 @@ def test_instrumented_script_keeps_exit_statuses(tmp_path: Path) -> None:
     plan = probe.plan_for(workdir=str(tmp_path), script=script, test_patch=None, runner="pytest")
     plan.dir = str(tmp_path / "probe")
     instrumented = probe.instrument(script, plan)
+    assert f"{plan.dir}/hook.py {probe.HOOK_SHA} '' snapshot " in instrumented
     assert all(
-        f"{plan.dir}/hook.py {probe.HOOK_SHA} {mode} " in instrumented for mode in ("snapshot", "pre", "post")
+        f"{plan.dir}/hook.py {probe.HOOK_SHA} {probe.CODE_DIGEST} {mode} " in instrumented
+        for mode in ("pre", "post")
     )
     out = subprocess.run(["bash", "-c", instrumented], capture_output=True, text=True, check=False).stdout
     assert ">>>>> Test Exit Code: 3" in out and "after=7" in out
@@ -430,6 +433,11 @@ _CHANGE = textwrap.dedent(
         json.dump(data, open(path, "w"))
     elif name == "copies.bin":
         open(path, "ab").write(b"#")
+    elif name == "hook.code":  # the compiled hook the snapshot left, as one that places no canary
+        import glob, marshal
+        source = open(os.path.join(guard, "hook.py")).read().replace("def add_canaries(plan):", "def add_canaries(plan):\\n    return {}\\n\\n\\ndef _was(plan):")
+        for code in glob.glob(os.path.join(guard, "hook.py.*.code")):
+            open(code, "wb").write(marshal.dumps(compile(source, code, "exec")))
     elif name == "snapshot.json (removed)":
         os.unlink(os.path.join(guard, "snapshot.json"))
     """
@@ -437,7 +445,8 @@ _CHANGE = textwrap.dedent(
 
 
 @pytest.mark.parametrize(
-    "changed", [None, "hook.py", "plan.json", "snapshot.json", "snapshot.json (removed)", "copies.bin"]
+    "changed",
+    [None, "hook.py", "plan.json", "snapshot.json", "snapshot.json (removed)", "copies.bin", "hook.code"],
 )
 def test_a_probe_file_changed_after_the_snapshot_stops_the_check_before_the_tests(
     sandbox_repo: dict[str, Any], changed: str | None
@@ -454,7 +463,8 @@ def test_a_probe_file_changed_after_the_snapshot_stops_the_check_before_the_test
     subprocess.run(["bash", "-c", script], check=True, cwd=sandbox_repo["repo"], capture_output=True)
     assert (guard / "snapshot.json").exists() or changed == "snapshot.json (removed)"
     errors = (guard / "hook.err").read_text() if (guard / "hook.err").exists() else ""
-    if changed is None:
+    if changed in (None, "hook.code"):  # a compiled hook that is not the snapshot's is not loaded
+        assert list(guard.glob("hook.py.*.code")), "the snapshot leaves the compiled hook"
         assert (guard / "pre.json").exists() and (guard / "post.json").exists(), errors
         assert json.loads((guard / "pre.json").read_text())["canaries"], "the unchanged check places canaries"
     else:
@@ -463,6 +473,54 @@ def test_a_probe_file_changed_after_the_snapshot_stops_the_check_before_the_test
         found = ev.read_integrity(plan, probe.ProbeResults(errors=errors), log=log)
         name = changed.split(" ")[0]
         assert [f.rule for f in found] == ["probe"] and f"{name} was " in found[0].message, (found, errors)
+
+
+def test_the_steps_after_the_snapshot_load_the_hook_it_compiled(sandbox_repo: dict[str, Any]) -> None:
+    """The snapshot leaves the hook's compiled code and the shell keeps its digest; a step loads
+    that code only when the file matches the digest, and only after the source is checked."""
+    guard = sandbox_repo["guard"]
+    plan = probe.Plan(repo=str(sandbox_repo["repo"]), dir=str(guard), token="c0ffee")
+    plan.sealed = (guard / "plan.json").read_bytes()
+    steps = "\n".join(probe._step(plan, mode) for mode in ("snapshot", "pre", "post"))
+    out = subprocess.run(
+        ["bash", "-c", steps + '\necho "kept=$__swe_code"'],
+        check=True,
+        cwd=sandbox_repo["repo"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    (code,) = guard.glob("hook.py.*.code")
+    assert f"kept={hashlib.sha256(code.read_bytes()).hexdigest()}\n" in out
+    assert json.loads((guard / "pre.json").read_text())["canaries"]
+
+    # VERIFY itself, on a hook of one line: which code runs for which digests. One line of its
+    # own too: an eval script's trace prints it into the log its parsers read.
+    assert "\n" not in probe.VERIFY
+    source = b"print('source', __swe_code__)\n"
+    fake = guard / "fake.py"
+    fake.write_bytes(source)
+
+    def step(code_digest: str, source_digest: str | None = None) -> subprocess.CompletedProcess[str]:
+        digest = source_digest or hashlib.sha256(source).hexdigest()
+        return subprocess.run(
+            [sys.executable, "-c", probe.VERIFY, str(fake), digest, code_digest, "post"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    first = step("")
+    assert first.stdout.startswith("source ")
+    compiled = Path(first.stdout.split(" ", 1)[1].strip())
+    assert compiled.parent == guard and compiled.name.startswith("fake.py.")
+    compiled.write_bytes(marshal.dumps(compile("print('compiled')", "x", "exec")))
+    digest = hashlib.sha256(compiled.read_bytes()).hexdigest()
+    assert step(digest).stdout == "compiled\n"
+    assert step("0" * 64).stdout.startswith("source ")  # not the file the shell's digest names
+    assert step("").stdout.startswith("source ")
+    changed = step(digest, source_digest="0" * 64)
+    assert changed.returncode != 0 and "was changed after it was written" in changed.stderr
+    assert changed.stdout == ""
 
 
 def test_the_check_before_the_tests_is_recorded_again_after_them(sandbox_repo: dict[str, Any]) -> None:

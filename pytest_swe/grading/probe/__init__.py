@@ -319,13 +319,28 @@ def _sealed(plan: Plan) -> bytes:
 
 
 VERIFY = (
-    "import hashlib,sys;a=sys.argv;s=open(a[1],'rb').read();sys.argv=a[1:2]+a[3:];"
-    "eval(compile(s,a[1],'exec'),{'__name__':'__main__'}) if hashlib.sha256(s).hexdigest()==a[2] "
-    "else sys.exit('pytest-swe probe: '+a[1]+' was changed after it was written')"
+    "import hashlib,marshal,os,sys;a=sys.argv;h=a[1];s=open(h,'rb').read();"
+    "c=h+'.'+hashlib.sha256(sys.version.encode()).hexdigest()[:16]+'.code';"
+    "b=open(c,'rb').read() if a[3] and os.path.isfile(c) else b'';sys.argv=a[1:2]+a[4:];"
+    "eval(marshal.loads(b) if b and hashlib.sha256(b).hexdigest()==a[3] else compile(s,h,'exec'),"
+    "{'__name__':'__main__','__swe_code__':c}) if hashlib.sha256(s).hexdigest()==a[2] "
+    "else sys.exit('pytest-swe probe: '+h+' was changed after it was written')"
 )
 """How a step starts the hook: from bytes read once and checked against the digest in the eval
-script's text (``python -c VERIFY hook.py DIGEST MODE PLAN ...``), so a hook rewritten by the
-code the eval script runs does not run. Python 2 and 3 alike (the snapshot may meet either)."""
+script's text (``python -c VERIFY hook.py DIGEST CODE_DIGEST MODE PLAN ...``), so a hook
+rewritten by the code the eval script runs does not run. Python 2 and 3 alike (the snapshot may
+meet either); one line, as the eval script's trace (``set -x``) prints it into the log.
+
+The snapshot and the check before the tests leave the hook's compiled code beside it, one file
+per interpreter (named by a digest of ``sys.version``), and print its digest for the eval
+script's shell to keep (``__swe_code``); a later step whose shell holds the digest of that file
+loads the code instead of compiling 70 KB of source again. A file that does not match the
+shell's digest (rewritten, absent, another interpreter's) is not loaded: the step compiles the
+checked source, as it would without one."""
+
+
+CODE_DIGEST = '"${__swe_code:-}"'
+"""The compiled hook's digest as the eval script's shell keeps it (empty before the snapshot)."""
 
 
 SEAL_FD = 7
@@ -343,8 +358,9 @@ def _step(plan: Plan, mode: str) -> str:
     if mode == "pre":
         digests += ' "${__swe_snap:-}"'  # the snapshot's digest, kept by this shell
     verify = shlex.quote(VERIFY)
+    code = "''" if mode == "snapshot" else CODE_DIGEST
     args = (
-        f"-c {verify} {plan.dir}/hook.py {HOOK_SHA} {mode} {plan.dir}/plan.json {digests} "
+        f"-c {verify} {plan.dir}/hook.py {HOOK_SHA} {code} {mode} {plan.dir}/plan.json {digests} "
         f"2>>{plan.dir}/hook.err"
     )
     if mode == "snapshot":

@@ -25,6 +25,9 @@ import os
 import re
 import sys
 
+OWN_CODE = sys._getframe().f_code
+"""This module's compiled code, for the later steps to load instead of compiling it (``keep_code``)."""
+
 CONFIG_FILES = (
     "pytest.ini",
     ".pytest.ini",
@@ -1722,6 +1725,33 @@ def enter_venv():
             return
 
 
+def keep_code():
+    """Leave this hook's compiled code where the eval script's later steps look for it
+    (``probe.VERIFY`` names the file, one per interpreter) and print its digest for the script's
+    shell to keep: a step whose shell holds that digest loads the code instead of compiling the
+    source again. Code run later may rewrite the file; the digest is not in its reach."""
+    path = globals().get("__swe_code__")
+    if not path:
+        return
+    import marshal
+
+    data = marshal.dumps(OWN_CODE)
+    try:
+        with open(path, "rb") as fh:
+            same = fh.read() == data
+    except (IOError, OSError):
+        same = False
+    try:
+        if not same:
+            tmp = path + ".tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.rename(tmp, path)
+    except (IOError, OSError):  # the later steps compile the source, as without the file
+        return
+    sys.stdout.write("__swe_code=%s\n" % hashlib.sha256(data).hexdigest())
+
+
 def main(argv):
     """``hook.py MODE PLAN [PLAN_DIGEST [SNAPSHOT_DIGEST]]``: the digests come from the eval
     script's text and its shell; the hook itself is checked before it runs (``probe.VERIFY``)."""
@@ -1734,6 +1764,8 @@ def main(argv):
         cmd_pre(plan, digests[1])
     else:
         {"snapshot": cmd_snapshot, "post": cmd_post}[mode](plan)
+    if mode != "post":  # the shell keeps what the snapshot and the check print; nothing follows post
+        keep_code()
 
 
 if __name__ == "__main__":
