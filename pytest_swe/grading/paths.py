@@ -146,11 +146,54 @@ class PathChange:
     symlink: bool = False
 
 
-def why_neutralized(change: PathChange, protection: Protection, base_names: frozenset[str]) -> str | None:
+def installed_module(name: str) -> str | None:
+    """The module a site directory's entry ``name`` can be imported as (None for metadata, ``.pth``
+    files and names no import statement can reach)."""
+    if name == "__pycache__" or name.endswith((".dist-info", ".egg-info", ".pth", ".egg-link", ".data")):
+        return None
+    for suffix in (".py", ".pyc"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or None
+    if name.endswith((".so", ".pyd")):
+        return name.split(".", 1)[0] or None
+    return name if name.isidentifier() else None
+
+
+def new_importable_modules(changes: Iterable[PathChange], base_names: frozenset[str]) -> frozenset[str]:
+    """The top-level modules the patch adds that an import finds before a same-named one installed
+    later on ``sys.path``: a module file, or a package with its ``__init__.py`` (a directory
+    without one is a namespace portion, which never wins over an installed module)."""
+    found = set()
+    for change in changes:
+        if change.kind != "added":
+            continue
+        path = normalize(change.path)
+        top = top_level_module(path)
+        if top is None:
+            continue
+        root, module = top
+        parts = path.split("/")
+        depth = 1 if root else 0
+        entry = "/".join(parts[: depth + 1])
+        if entry in base_names:
+            continue
+        if len(parts) == depth + 1 or parts[depth + 1 :] == ["__init__.py"]:
+            found.add(module)
+    return frozenset(found)
+
+
+def why_neutralized(
+    change: PathChange,
+    protection: Protection,
+    base_names: frozenset[str],
+    shadowing: frozenset[str] = frozenset(),
+) -> str | None:
     """Why the strict policy restores this path before the tests; None when it is part of the fix.
 
     ``base_names`` are the names at the import roots before the patch (``""``-rooted entries as
     ``name``, others as ``root/name``), so only a *new* top-level module can shadow one.
+    ``shadowing``: more module names a new top-level module must not take (those installed in
+    the image's site directories, which ``.pth`` lines and the runner import at start-up).
     Configuration files that hold other tools' settings are decided by
     :func:`pytest_swe.grading.configfiles.steering_changed`, not here.
     """
@@ -181,6 +224,6 @@ def why_neutralized(change: PathChange, protection: Protection, base_names: froz
         if top is not None:
             root, module = top
             entry = posixpath.join(root, path.split("/")[1 if root else 0]) if root else parts[0]
-            if module in SHADOWABLE and entry not in base_names:
+            if (module in SHADOWABLE or module in shadowing) and entry not in base_names:
                 return f"a new top-level module {module!r} that shadows the installed one"
     return None

@@ -51,6 +51,7 @@ from .logcheck import HARNESS_MARKERS
 from .logcheck import forged_markers
 from .paths import PathChange
 from .paths import Protection
+from .paths import new_importable_modules
 from .paths import why_neutralized
 from .run import run_script
 from .spec import GRADED_LOG
@@ -166,8 +167,9 @@ def inspect_model_patch(task: Task, patch: str, ctx: EvalContext) -> Integrity:
 def neutralize(tree: WorkTree, integrity: Integrity, changes: list[PathChange]) -> dict[str, str]:
     """The changed paths the strict policy restores, each with why."""
     chosen: dict[str, str] = {}
+    shadowing = tree.installed & new_importable_modules(changes, tree.base_names)
     for change in changes:
-        reason = why_neutralized(change, integrity.protection, tree.base_names)
+        reason = why_neutralized(change, integrity.protection, tree.base_names, shadowing)
         configured = change.path.rsplit("/", 1)[-1] in SECTIONED_FILES
         if reason is None and configured and not integrity.protection.allowed(change.path):
             before, after = tree.versions(change.path)

@@ -24,10 +24,27 @@ from pytest_swe.api.sandbox import Sandbox
 from .diff import normalize
 from .paths import IMPORT_ROOTS
 from .paths import PathChange
+from .paths import installed_module
 
 PRINT_BUNDLE = 'LC_ALL=C wc -c -- "$@"; echo --; cat -- "$@"'
 """Shell that prints the files its positional parameters name as one bundle (:func:`unbundle`):
 a ``wc -c`` listing (LC_ALL=C: its sum line is always ``total``), a line ``--``, their bytes."""
+
+SITE_DIR_GLOBS = (
+    "/*/lib/python3*/*-packages",
+    "/*/lib64/python3*/*-packages",
+    "/*/*/lib/python3*/*-packages",
+    "/*/*/lib64/python3*/*-packages",
+    "/opt/*/envs/*/lib/python3*/*-packages",
+    "/root/.local/lib/python3*/site-packages",
+    "/home/*/.local/lib/python3*/site-packages",
+    "/home/*/*/lib/python3*/*-packages",
+)
+"""Where images keep their site directories (the system's, ``/usr/local``, conda's base and
+environments, virtual environments one or two levels down, user sites): listed before the patch,
+without starting Python, so a new top-level module of the patch that would shadow an installed
+one (``_distutils_hack``, which a ``.pth`` line imports at every start; ``attr``, which pytest
+imports) is taken out before anything imports it."""
 
 GIT_FUNCTIONS = r"""
 by_change_time() { find "$d/stamp" -maxdepth 0 -cnewer "$d/stamp" >/dev/null 2>&1; }
@@ -63,10 +80,11 @@ gitstate > "$d/gitstate" 2>/dev/null
 g rev-parse -q --verify HEAD > "$d/head" 2>/dev/null
 g diff --name-only -z --no-renames HEAD > "$d/dirty" 2>/dev/null
 for r in {roots}; do [ -d "$r" ] && (cd "$r" && ls -A | sed "s|^|$r/|"); done > "$d/roots" 2>/dev/null
+for s in {sites}; do [ -d "$s" ] && ls -A "$s"; done 2>/dev/null | sort -u > "$d/installed"
 : > "$d/stamp"
 sleep 0.01
 by_change_time || find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/future" 2>/dev/null
-bundle "$d/before" head dirty future gitmeta.before gitstate roots
+bundle "$d/before" head dirty future gitmeta.before gitstate roots installed
 exit 0
 """
 
@@ -167,6 +185,8 @@ class WorkTree:
         self.timeout = timeout
         self.head: str | None = None
         self.base_names: frozenset[str] = frozenset()
+        self.installed: frozenset[str] = frozenset()
+        """Modules of the image's site directories (:data:`SITE_DIR_GLOBS`), before the patch."""
         self._dirty: set[str] = set()
         self._future: set[str] = set()
         self._gitmeta = b""
@@ -186,7 +206,11 @@ class WorkTree:
     def _record_script(self) -> str:
         roots = " ".join(shlex.quote(r or ".") for r in IMPORT_ROOTS)
         return _BEFORE.format(
-            workdir=shlex.quote(self.workdir), dir=self.dir, functions=GIT_FUNCTIONS, roots=roots
+            workdir=shlex.quote(self.workdir),
+            dir=self.dir,
+            functions=GIT_FUNCTIONS,
+            roots=roots,
+            sites=" ".join(SITE_DIR_GLOBS),
         )
 
     def _changes_script(self) -> str:
@@ -205,6 +229,8 @@ class WorkTree:
         self._gitstate = set(parts.get("gitstate", b"").decode(errors="replace").splitlines())
         names = parts.get("roots", b"").decode("utf-8", errors="surrogateescape").splitlines()
         self.base_names = frozenset(_repo_path(n) for n in names if n)
+        listing = parts.get("installed", b"").decode("utf-8", errors="surrogateescape").splitlines()
+        self.installed = frozenset(m for m in map(installed_module, listing) if m)
 
     def around(self, script: str) -> str:
         """``script`` between :meth:`record` and :meth:`changes`, as one shell script (one exec):

@@ -47,6 +47,8 @@ from pytest_swe.grading.findings import evidence as make_evidence
 from pytest_swe.grading.findings import note
 from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import Protection
+from pytest_swe.grading.paths import installed_module
+from pytest_swe.grading.paths import new_importable_modules
 from pytest_swe.grading.paths import why_neutralized
 from pytest_swe.grading.pipeline import Integrity
 from pytest_swe.grading.probe import definitions
@@ -109,6 +111,44 @@ def test_changes_that_cannot_belong_to_a_fix_are_neutralized(path: str, kind: st
 )
 def test_changes_a_fix_makes_are_left_alone(path: str, kind: str) -> None:
     assert reason(path, kind, base=frozenset({"calc", "tests", "src", "src/_pytest", "django"})) is None
+
+
+def test_a_new_top_level_module_named_as_an_installed_one_is_neutralized() -> None:
+    """Packages or modules the patch adds at an import root, named as one the image's site
+    directories hold (``_distutils_hack``, which a ``.pth`` line imports at every start; ``attr``,
+    which pytest imports): taken out, every file of them; a namespace directory, an existing
+    entry, or a name nothing installs is left alone."""
+    listing = [
+        "_distutils_hack", "attr", "attrs-22.2.0.dist-info", "distutils-precedence.pth", "six.py",
+        "yaml", "_yaml.cpython-311-x86_64-linux-gnu.so", "__pycache__", "easy-install.pth", "calc",
+    ]  # fmt: skip
+    installed = frozenset(m for m in map(installed_module, listing) if m)
+    assert installed == {"_distutils_hack", "attr", "six", "yaml", "_yaml", "calc"}
+    base = frozenset({"calc", "tests", "src", "docs"})
+    changes = [
+        PathChange("_distutils_hack/__init__.py", "added"),
+        PathChange("_distutils_hack/override.py", "added"),
+        PathChange("attr/__init__.py", "added"),
+        PathChange("six.py", "added"),
+        PathChange("src/_yaml.py", "added"),
+        PathChange("yaml/loader.py", "added"),  # no __init__.py: a namespace portion
+        PathChange("calc/helpers.py", "added"),  # inside the project's own package
+        PathChange("docs/six.py", "added"),
+        PathChange("tools.py", "added"),  # nothing installs a ``tools``
+    ]
+    shadowing = installed & new_importable_modules(changes, base)
+    assert shadowing == {"_distutils_hack", "attr", "six", "_yaml"}
+    reasons = {c.path: why_neutralized(c, PROTECTION, base, shadowing) for c in changes}
+    for path in (
+        "_distutils_hack/__init__.py",
+        "_distutils_hack/override.py",
+        "attr/__init__.py",
+        "six.py",
+        "src/_yaml.py",
+    ):
+        assert "shadows the installed one" in (reasons[path] or ""), (path, reasons[path])
+    for path in ("yaml/loader.py", "calc/helpers.py", "docs/six.py", "tools.py"):
+        assert reasons[path] is None, (path, reasons[path])
 
 
 def test_allowed_paths_win_over_every_rule() -> None:
@@ -644,6 +684,48 @@ def test_hook_undoes_what_an_install_step_plants(sandbox_repo: dict[str, Any]) -
     ):
         assert expected in joined, joined
     assert pre["compiled_removed"] == 1
+
+
+def test_modules_pth_lines_import_are_kept_as_the_runner_is(sandbox_repo: dict[str, Any]) -> None:
+    """A module a site .pth line imports runs at every interpreter start, before any plugin: the
+    install step's ``setup.py`` appending code to it (setuptools' ``_distutils_hack``, which
+    Debian's ``distutils-precedence.pth`` imports) is undone like a change to the runner's code;
+    a module of the same kind the repository holds at its root is the project's own."""
+    site, repo = sandbox_repo["site"], sandbox_repo["repo"]
+    (site / "distutils-precedence.pth").write_text(
+        "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; "
+        "enabled and __import__('_distutils_hack').add_shim(); \n"
+    )
+    (site / "_distutils_hack").mkdir()
+    (site / "_distutils_hack" / "__init__.py").write_text("def add_shim(): pass\n")
+    (site / "_virtualenv.pth").write_text("import _virtualenv, zz_other.sub\n")
+    (site / "_virtualenv.py").write_text("PATCHED = False\n")
+    (site / "zz_other").mkdir()
+    (site / "zz_other" / "sub.py").write_text("X = 1\n")
+    (site / "unrelated.py").write_text("Y = 1\n")
+    hook(sandbox_repo, "snapshot")
+    for path in (
+        site / "_distutils_hack" / "__init__.py",
+        site / "_virtualenv.py",
+        site / "zz_other" / "sub.py",
+    ):
+        path.write_text(path.read_text() + "import builtins; builtins.FORCED = True\n")
+    (site / "unrelated.py").write_text("Y = 2\n")  # what a re-install may write: no start-up code
+    pre = hook(sandbox_repo, "pre")
+    assert (site / "_distutils_hack" / "__init__.py").read_text() == "def add_shim(): pass\n"
+    assert (site / "_virtualenv.py").read_text() == "PATCHED = False\n"
+    assert (site / "zz_other" / "sub.py").read_text() == "X = 1\n"
+    assert (site / "unrelated.py").read_text() == "Y = 2\n"
+    joined = " | ".join(pre["neutralized"])
+    for name in ("_distutils_hack/__init__.py", "_virtualenv.py", "zz_other/sub.py"):
+        assert f"{name} (installed test-runner code changed by the install step, restored)" in joined, joined
+    # The project's own: the repository holds the package at its root (setuptools' own tree).
+    (repo / "_distutils_hack").mkdir()
+    (repo / "_distutils_hack" / "__init__.py").write_text("def add_shim(): pass\n")
+    hook(sandbox_repo, "snapshot")
+    (site / "_distutils_hack" / "__init__.py").write_text("def add_shim(): return 1\n")
+    hook(sandbox_repo, "pre")
+    assert (site / "_distutils_hack" / "__init__.py").read_text() == "def add_shim(): return 1\n"
 
 
 def test_hook_removes_what_an_install_step_adds_to_the_installed_runner(

@@ -270,11 +270,41 @@ def is_runner_plugin_group(group):
     return group.replace("_", "").replace("-", "") == "pytest11"
 
 
+PTH_IMPORT = re.compile(r"(?:^|;)\s*import\s+([\w.]+(?:\s*,\s*[\w.]+)*)|__import__\(\s*['\"]([\w.]+)['\"]")
+
+
+def startup_imports(dirs):
+    """The top-level modules the ``import`` lines of the site directories' .pth files name
+    (``import _virtualenv``, ``__import__('_distutils_hack')``): they run at every interpreter
+    start, before any plugin of the runner, so the install step must not change them, as it must
+    not change the runner's code. setuptools' editable finders are judged as start-up files."""
+    names = set()
+    for d in dirs:
+        try:
+            entries = os.listdir(d)
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.endswith(".pth"):
+                continue
+            for line in (read_text(os.path.join(d, entry)) or "").splitlines():
+                if not line.startswith(("import ", "import\t")):
+                    continue
+                for plain, dunder in PTH_IMPORT.findall(line):
+                    for name in plain.split(",") if plain else [dunder]:
+                        top = name.strip().split(".", 1)[0]
+                        if top and not top.startswith("__editable__"):
+                            names.add(top)
+    return names
+
+
 def site_paths(dirs, project=()):
     """``(path, kind)`` of the start-up files of the site directories: .pth files, customize modules
     and editable finders (``startup``), entry points, and the test runner's code but the packages
     that are the project's own (``project``, see :func:`project_runner_packages`); their compiled
-    files are judged by :func:`compiled_since`."""
+    files are judged by :func:`compiled_since`. The modules .pth lines import count as the
+    runner's code (:func:`startup_imports`)."""
+    runner = tuple(RUNNER_PACKAGES) + tuple(sorted(startup_imports(dirs) - set(RUNNER_PACKAGES)))
     for d in dirs:
         try:
             names = os.listdir(d)
@@ -288,9 +318,11 @@ def site_paths(dirs, project=()):
                 ep = os.path.join(full, "entry_points.txt")
                 if os.path.exists(ep):
                     yield ep, "entry_points"
-            elif runner_module(name) and name.split(".", 1)[0] not in project and os.path.isfile(full):
+            elif (
+                runner_module(name, runner) and name.split(".", 1)[0] not in project and os.path.isfile(full)
+            ):
                 yield full, "runner"  # py.py, pytest's shim of py
-        for root in runner_roots(d, project):
+        for root in runner_roots(d, project, runner):
             for name, _rel, full in walk(root):
                 if importable(name):
                     yield full, "runner"
@@ -310,15 +342,15 @@ def runner_root_of(path, tops):
     return path
 
 
-def runner_module(name):
+def runner_module(name, names=RUNNER_PACKAGES):
     """Whether ``name``, a file in a site directory, is a top-level module of the test runner."""
-    return importable(name) and name.split(".", 1)[0] in RUNNER_PACKAGES
+    return importable(name) and name.split(".", 1)[0] in names
 
 
-def runner_roots(site_dir, project=()):
+def runner_roots(site_dir, project=(), names=RUNNER_PACKAGES):
     """The test runner's installed packages in a site directory but the project's own, and the
     standard library's unittest."""
-    roots = [os.path.join(site_dir, name) for name in RUNNER_PACKAGES if name not in project]
+    roots = [os.path.join(site_dir, name) for name in names if name not in project]
     stdlib = os.path.dirname(site_dir)
     if os.path.basename(stdlib).startswith("python"):
         roots.append(os.path.join(stdlib, "unittest"))
@@ -479,15 +511,16 @@ def outside_state(stdlibs):
     return state
 
 
-def project_runner_packages(repo):
+def project_runner_packages(repo, extra=()):
     """The runner's package names that the repository itself holds at an import root (pytest's
     ``src/_pytest``, pluggy's ``src/pluggy``): installed, they are the project's code under test,
     which a re-install is meant to change (``pip install .`` writes the patched package into
     site-packages). Taken at the snapshot, after a new module of a runner's name that the patch
-    added was removed, so only the base commit's packages count."""
+    added was removed, so only the base commit's packages count. ``extra``: more names judged so
+    (the modules .pth lines import: setuptools' own ``_distutils_hack``)."""
     found = []
     for root in import_roots(repo):
-        for name in RUNNER_PACKAGES:
+        for name in tuple(RUNNER_PACKAGES) + tuple(extra):
             if os.path.isfile(os.path.join(root, name, "__init__.py")) or os.path.isfile(
                 os.path.join(root, name + ".py")
             ):
@@ -574,7 +607,7 @@ def cmd_snapshot(plan):
     # Site directories given to the plan (by a test) come with the standard libraries to watch.
     stdlibs = stdlib_dirs(dirs, plan.get("stdlibs", [] if plan.get("site_dirs") is not None else None))
     rstate, names = repo_state(repo)
-    project = project_runner_packages(repo)
+    project = project_runner_packages(repo, sorted(startup_imports(dirs)))
     sstate = startup_state(dirs, stdlibs, project)
     with open(copies, "wb") as out:
         for rel in sorted(rstate):
