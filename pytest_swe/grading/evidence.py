@@ -277,6 +277,21 @@ def read_channel(
                         " the code does",
                     )
                 )
+        if call is not None and call.get("as_source") is False:
+            found.append(_not_as_source(test, status))
+        raw = call.get("raw_memory") if call is not None else None
+        if raw and isinstance(raw, list):
+            found.append(_raw_memory(test, status, str(raw[0])))
+        shadowed = call.get("builtins_shadowed") if call is not None else None
+        if shadowed and isinstance(shadowed, list):
+            shown = ", ".join(str(name) for name in shadowed[:3])
+            found.append(
+                evidence(
+                    "channel",
+                    f"{test} is reported {status} but its test file's globals bound {shown} (a"
+                    " builtin's name its source never binds) to something else",
+                )
+            )
         names = call.get("runner_names_rebound") if call is not None else None
         if names and isinstance(names, list):
             shown = ", ".join(str(name) for name in names[:3])
@@ -352,6 +367,24 @@ def _function_item(session: Session, nodeid: str) -> bool:
     )
 
 
+def _not_as_source(test: str, status: str) -> Finding:
+    """A required test whose file ran as code its source does not compile to: code that ran
+    before it was compiled (a package's ``__init__``, a plugin) changed the parser or the loader."""
+    return evidence(
+        "channel",
+        f"{test} is reported {status} but its test file ran as code its source does not compile to"
+        " (changed as it was compiled)",
+    )
+
+
+def _raw_memory(test: str, status: str, what: str) -> Finding:
+    """A required test that passed after code reached into memory no test touches (a test's own
+    bytecode, a built-in type's slots) through ctypes."""
+    return evidence(
+        "channel", f"{test} is reported {status} after code reached into the memory of {what} through ctypes"
+    )
+
+
 def _rebound(test: str, status: str, names: list[str]) -> Finding:
     """A required test that ran while builtins it looks up named something else (code under test
     rebinding ``AssertionError`` or ``all``)."""
@@ -398,12 +431,20 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
         return []
     seen: dict[str, set[str]] = {}
     rebound: dict[str, list[str]] = {}
+    compiled: set[str] = set()
+    raw: dict[str, str] = {}
     for record in results.channel:
         if record.get("ev") == "unit":
-            seen.setdefault(str(record.get("id")), set()).add(str(record.get("outcome")))
+            key = str(record.get("id"))
+            seen.setdefault(key, set()).add(str(record.get("outcome")))
             names = record.get("builtins_replaced")
             if isinstance(names, list) and names:
-                rebound[str(record.get("id"))] = [str(n) for n in names]
+                rebound[key] = [str(n) for n in names]
+            if record.get("as_source") is False:
+                compiled.add(key)
+            touched = record.get("raw_memory")
+            if isinstance(touched, list) and touched:
+                raw[key] = str(touched[0])
     passing = [t for t in dict.fromkeys(required) if status_map.get(t) in PASSING]
     if not seen:
         if passing:
@@ -421,6 +462,10 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
         bad = outcomes & {"failure", "error", "subtest_failure"}
         if ident in rebound:
             found.append(_rebound(test, status_map[test], rebound[ident]))
+        if ident in compiled:
+            found.append(_not_as_source(test, status_map[test]))
+        if ident is not None and ident in raw:
+            found.append(_raw_memory(test, status_map[test], raw[ident]))
         if bad:
             found.append(
                 evidence(

@@ -278,14 +278,20 @@ def _attach_files(plan: Plan, test_patch: str | None) -> None:
 def channel_source(plan: Plan) -> str:
     """The channel module for the plan's runner, with its output path (and graded files) filled in."""
     out = repr(plan.channel.get("out", ""))
-    if plan.channel.get("kind") == "unit":
-        return _shipped("unitchannel.py").replace('"@OUT@"', out)
     graded = repr(json.dumps(sorted(g["path"] for g in plan.graded)))
+    if plan.channel.get("kind") == "unit":
+        return (
+            _shipped("unitchannel.py")
+            .replace('"@OUT@"', out)
+            .replace('"""@GRADED@"""', graded)
+            .replace('"@REPO@"', repr(plan.repo))
+        )
     return (
         _shipped("channel.py")
         .replace('"@OUT@"', out)
         .replace('"""@GRADED@"""', graded)
         .replace('"@MARK@"', repr(plan.record_mark))
+        .replace('"@REPO@"', repr(plan.repo))
     )
 
 

@@ -14,6 +14,9 @@ import sys
 
 import pytest
 
+from pytest_swe.grading.probe.compiled import GradedAudit  # replaced by compiled.py when shipped
+from pytest_swe.grading.probe.compiled import code_key  # replaced by compiled.py when shipped
+from pytest_swe.grading.probe.compiled import reference_code  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
@@ -26,6 +29,7 @@ from pytest_swe.grading.probe.record import write_record  # replaced by record.p
 OUT = "@OUT@"
 GRADED = json.loads("""@GRADED@""")
 MARK = "@MARK@"
+REPO = "@REPO@"
 SEAL_ENV = "PYTEST_SWE_SEAL"
 _depth = [0]
 
@@ -99,14 +103,21 @@ def _sha(path):
         return None
 
 
+_BASE = REPO if os.path.isabs(REPO) else os.getcwd()
+
+
 def _rel(path):
+    """A path as the plan names graded files: from the repository, whatever directory a test
+    changed to (``pytester`` runs each test in a directory of its own)."""
     try:
-        return os.path.relpath(str(path), os.getcwd())
+        return os.path.relpath(os.path.abspath(str(path)), _BASE)
     except Exception:
         return str(path)
 
 
 def pytest_configure(config):
+    if _CONFIG[0] is None:
+        _CONFIG[0] = config
     _depth[0] += 1
     _write({"ev": "start", "depth": _depth[0], "ancestors": _ancestors(), "exe": sys.executable})
 
@@ -133,26 +144,84 @@ def pytest_collectstart(collector):
 _FIRST_RUN = {}
 """Each graded file's first execution in this process: its code object and every one nested in it
 (kept, so their ids stay theirs), and those ids."""
+_AS_SOURCE = {}
+"""Each graded file: whether its first execution was the code its source compiles to (None when
+that could not be said), and the names its source binds in its globals."""
+_CONFIG = [None]
 
 
-def _audit(event, args):
-    """Python's audit hook (3.8+; once added, nothing in the process can remove it): note the code
-    each graded file first runs as, as the import system (or pytest's rewriting of asserts) runs it."""
-    if event != "exec":
-        return
+def _functions_of(modules):
+    """{name: (function, code)} of the modules' functions and their classes' methods: the parts
+    of the runner's rewriting of asserts a plugin or package could patch after this loaded."""
+    found = {}
+    for module in modules:
+        if module is None:
+            continue
+        for name, value in list(vars(module).items()):
+            members = [(name, value)]
+            if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
+                members.extend((name + "." + k, v) for k, v in list(vars(value).items()))
+            for key, member in members:
+                code = getattr(member, "__code__", None)
+                if code is not None:
+                    found[module.__name__ + "." + key] = (member, code)
+    return found
+
+
+def _rewriter():
+    """pytest's ``rewrite_asserts`` as ``rewrite(tree, source, path)``, taken when the channel loads
+    (pytest imports its rewriting before the plugins named with ``-p``, this one), and what it is
+    made of then."""
+    module = sys.modules.get("_pytest.assertion.rewrite")
+    rewrite = getattr(module, "rewrite_asserts", None)
+    if rewrite is None:
+        return None, {}
     try:
-        code = args[0]
-        rel = _rel(code.co_filename)
-        if rel not in GRADED or rel in _FIRST_RUN:
-            return
-        codes = code_tree(code)
-        _FIRST_RUN[rel] = (codes, set(id(c) for c in codes))
+        takes_source = "source" in inspect.signature(rewrite).parameters
+    except (TypeError, ValueError):
+        takes_source = False
+
+    def apply(tree, source, path):
+        if takes_source:
+            rewrite(tree, source, path, _CONFIG[0])
+        else:
+            rewrite(tree, path, _CONFIG[0])
+
+    return apply, _functions_of([module, sys.modules.get("ast")])
+
+
+_REWRITE, _REWRITE_PARTS = _rewriter()
+
+
+def _compiled_as_source(code):
+    """Whether a graded file's first execution runs the code its source compiles to, with the
+    runner's rewriting of asserts as it was when the channel loaded (None when unknown)."""
+    rewritten = "@pytest_ar" in code.co_names
+    if rewritten and (_REWRITE is None or _CONFIG[0] is None):
+        return None, None
+    if (
+        rewritten
+        and _functions_of([sys.modules.get("_pytest.assertion.rewrite"), sys.modules.get("ast")])
+        != _REWRITE_PARTS
+    ):
+        return False, None
+    reference, names = reference_code(code.co_filename, _REWRITE if rewritten else None)
+    return code_key(reference) == code_key(code), names
+
+
+def _first_run(rel, code, codes):
+    """The code a graded file first runs as (and every one nested in it, kept so their ids stay
+    theirs), and whether it is what its source compiles to."""
+    _FIRST_RUN[rel] = (codes, set(id(c) for c in codes))
+    try:
+        _AS_SOURCE[rel] = _compiled_as_source(code)
     except Exception:
-        pass
+        _AS_SOURCE[rel] = (None, None)
 
 
+_AUDIT = GradedAudit(GRADED, _rel, _first_run, code_tree)
 if hasattr(sys, "addaudithook"):
-    sys.addaudithook(_audit)
+    sys.addaudithook(_AUDIT)
 
 
 def _first_run_code(func, rel):
@@ -162,6 +231,39 @@ def _first_run_code(func, rel):
     if seen is None or code is None:
         return None
     return id(code) in seen[1]
+
+
+_BUILTINS = dict(vars(sys.modules["builtins"]))
+
+
+def _shadowed_builtins(func, rel):
+    """Builtins' names the test's module globals bind to something else although its source never
+    binds them (nor imports them with ``*``): code outside the file put them there, where the
+    file's code finds them first (``AssertionError``, which rewritten asserts raise by name)."""
+    module_globals = getattr(getattr(func, "__func__", func), "__globals__", None)
+    if not isinstance(module_globals, dict):
+        return []
+    found = [
+        name
+        for name in list(module_globals)
+        if isinstance(name, str)
+        and not name.startswith("__")
+        and name in _BUILTINS
+        and module_globals.get(name) is not _BUILTINS[name]
+    ]
+    if not found:
+        return []
+    known = (_AS_SOURCE.get(rel) or (None, None))[1]
+    if known is None:
+        return []  # what the source binds is not known: nothing to judge by
+    names, star = known
+    missing = object()
+    return [
+        name
+        for name in found
+        if name not in names
+        and not any(getattr(sys.modules.get(m), name, missing) is module_globals.get(name) for m in star)
+    ]
 
 
 def _graded_file(pyfuncitem):
@@ -382,6 +484,9 @@ def _watch(pyfuncitem, state):
                 state["rebound"] = sorted(
                     set(state.get("rebound", [])) | set(_rebound_runner_names(original, path))
                 )
+                shadowed = _shadowed_builtins(original, rel)
+                if shadowed:
+                    state["shadowed"] = sorted(set(state.get("shadowed", [])) | set(shadowed))
         except Exception:
             pass
 
@@ -451,6 +556,16 @@ def pytest_pyfunc_call(pyfuncitem):
         record["builtins_replaced"] = replaced
     if state.get("rebound"):
         record["runner_names_rebound"] = state["rebound"]
+    if state.get("shadowed"):
+        record["builtins_shadowed"] = state["shadowed"]
+    if _AUDIT.raw:
+        record["raw_memory"] = list(_AUDIT.raw)
+    try:
+        as_source = _AS_SOURCE.get(_graded_file(pyfuncitem)[1] or "", (None, None))[0]
+    except Exception:
+        as_source = None
+    if as_source is False:
+        record["as_source"] = False
     if state.get("helpers"):
         record["helpers_replaced"] = state["helpers"]
     record["xfail_marker"] = _has_xfail_marker(pyfuncitem)

@@ -1,0 +1,197 @@
+# Whether a graded test file ran as the code its source compiles to (shipped inside the result
+# channels; Python 3.5 and newer, standard library only, no f-strings).
+#
+# Code that runs before a test file is compiled (a package's __init__ the tests' package import
+# runs first, a plugin, a module imported at start-up) can change how it compiles: wrap the
+# parser or the loader so the failing tests get an empty body, the file on disk untouched. The
+# channel compiles the file's source again with what it took at its own start (the built-in
+# compile, the runner's rewriting of asserts) and compares the two, and notes each code object's
+# bytecode as it first ran: a test whose code was rewritten in place later shows too.
+import builtins
+import contextlib
+
+_COMPILE = builtins.compile
+_ONLY_AST = 0x400  # ast.PyCF_ONLY_AST
+_CODE = type((lambda: 0).__code__)
+_FIELDS = (
+    "co_argcount",
+    "co_posonlyargcount",
+    "co_kwonlyargcount",
+    "co_flags",
+    "co_code",
+    "co_names",
+    "co_varnames",
+    "co_freevars",
+    "co_cellvars",
+    "co_name",
+    "co_firstlineno",
+    "co_exceptiontable",
+)
+
+
+def code_key(code):
+    """What a code object does, comparable between two compiles of one source in one process
+    (its line table and file name left out)."""
+    return (
+        tuple(getattr(code, name, None) for name in _FIELDS),
+        tuple(_const_key(c) for c in code.co_consts),
+    )
+
+
+def _const_key(value):
+    if isinstance(value, _CODE):
+        return ("code", code_key(value))
+    if type(value) is tuple:
+        return ("tuple", tuple(_const_key(v) for v in value))
+    if type(value) is frozenset:
+        return ("frozenset", tuple(sorted(repr(_const_key(v)) for v in value)))
+    return (type(value).__name__, repr(value))
+
+
+def reference_code(path, rewrite=None):
+    """``(code, names)``: the code ``path``'s source compiles to, with ``rewrite(tree, source,
+    path)`` (the runner's rewriting of asserts) applied to its tree first when given, and
+    :func:`module_bindings` of the source."""
+    with open(path, "rb") as fh:
+        source = fh.read()
+    tree = _COMPILE(source, path, "exec", _ONLY_AST, True)
+    names = module_bindings(tree)
+    if rewrite is not None:
+        rewrite(tree, source, path)
+    return _COMPILE(tree, path, "exec", 0, True), names
+
+
+def module_bindings(tree):
+    """``(names, star)``: the names a module's own code can bind in its globals (assignments,
+    imports, definitions at module level, ``global`` names anywhere), and the modules it imports
+    ``*`` from."""
+    import ast
+
+    names, star = set(), set()
+    pending = list(tree.body)
+    scopes = (ast.FunctionDef, ast.ClassDef, ast.Lambda) + (
+        (ast.AsyncFunctionDef,) if hasattr(ast, "AsyncFunctionDef") else ()
+    )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, scopes):
+            if not isinstance(node, ast.Lambda):
+                names.add(node.name)
+            pending.extend(getattr(node, "decorator_list", []))
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    star.add(getattr(node, "module", None) or "")
+                else:
+                    names.add(alias.asname or alias.name.split(".", 1)[0])
+        elif type(node).__name__ == "ExceptHandler" and getattr(node, "name", None):
+            names.add(node.name)
+        pending.extend(ast.iter_child_nodes(node))
+    return names, star
+
+
+RAW_EVENTS = frozenset(
+    ("ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at", "ctypes.call_function")
+)
+"""ctypes' audit events that take an address: reading or writing memory Python gave no handle to."""
+
+
+def object_ranges(objects):
+    """``[(start, end, label)]``: where each ``(object, label)`` lies in memory."""
+    import sys
+
+    ranges = []
+    for obj, label in objects:
+        with contextlib.suppress(Exception):
+            ranges.append((id(obj), id(obj) + max(sys.getsizeof(obj), 1), label))
+    return ranges
+
+
+def _addresses(args, depth=0):
+    for arg in args:
+        if type(arg) is int:
+            yield arg
+        elif isinstance(arg, (tuple, list)) and depth < 2:
+            yield from _addresses(arg, depth + 1)
+        else:
+            value = getattr(arg, "value", None)
+            if type(value) is int:
+                yield value
+
+
+def raw_access(event, args, ranges):
+    """The label of the first of ``ranges`` that the ctypes event ``event`` reaches into, if any:
+    code rewritten in place (a test's bytecode) or a built-in type's slots (``list.__eq__``) leave
+    no other trace, and no test needs to touch their memory."""
+    if event == "ctypes.PyObj_FromPtr":
+        addresses = [id(a) for a in args]
+    elif event in RAW_EVENTS:
+        addresses = list(_addresses(args))
+    else:
+        return None
+    for address in addresses:
+        for start, end, label in ranges:
+            if start <= address < end:
+                return label
+    return None
+
+
+def builtin_type_ranges():
+    import sys
+
+    return object_ranges(
+        (t, "the built-in type " + t.__name__)
+        for t in list(vars(sys.modules["builtins"]).values())
+        if isinstance(t, type)
+    )
+
+
+class GradedAudit:
+    """A Python audit hook (3.8+; once added, nothing in the process can remove it) for a result
+    channel: ``first_run(rel, code, codes)`` is called with the code each graded file first runs as
+    (as the import system, or pytest's rewriting of asserts, runs it) and ``tree(code)``, every code
+    object nested in it; ``raw`` lists what ctypes
+    reached into among the built-in types and those files' code objects."""
+
+    def __init__(self, graded, rel, first_run, tree):
+        self.graded = graded
+        self.rel = rel
+        self.first_run = first_run
+        self.tree = tree
+        self.seen = set()
+        self.ranges = builtin_type_ranges()
+        self.raw = []
+
+    def __call__(self, event, args):
+        if event.startswith("ctypes."):
+            try:
+                label = raw_access(event, args, self.ranges)
+                if label is not None and label not in self.raw and len(self.raw) < 5:
+                    self.raw.append(label)
+            except Exception:
+                pass
+            return
+        if event != "exec":
+            return
+        try:
+            code = args[0]
+            rel = self.rel(code.co_filename)
+            if rel not in self.graded or rel in self.seen:
+                return
+            self.seen.add(rel)
+            codes = self.tree(code)
+            label = " in " + rel
+            self.ranges.extend(object_ranges((c, "the code of " + c.co_name + label) for c in codes))
+            if not hasattr(code, "co_qualname"):  # before 3.11 the bytecode is a bytes object of its own
+                self.ranges.extend(
+                    object_ranges((c.co_code, "the code of " + c.co_name + label) for c in codes)
+                )
+            self.first_run(rel, code, codes)
+        except Exception:
+            pass
