@@ -1179,6 +1179,170 @@ def run_with_channel(tmp_path: Path, files: dict[str, str]) -> list[dict[str, An
     return [json.loads(line) for line in (tmp_path / "channel.jsonl").read_text().splitlines()]
 
 
+NEUTER = """
+import ast
+import importlib.machinery as machinery
+
+def _empty(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "test_a":
+            node.body = [ast.copy_location(ast.Pass(), node.body[0])]
+    return tree
+
+_source_to_code = machinery.SourceFileLoader.source_to_code
+
+def source_to_code(self, data, path, *, _optimize=-1):
+    if str(path).endswith(("test_x.py", "test_mod.py")):
+        return compile(_empty(ast.parse(data, str(path))), path, "exec", dont_inherit=True)
+    return _source_to_code(self, data, path, _optimize=_optimize)
+
+machinery.SourceFileLoader.source_to_code = source_to_code
+_parse = ast.parse
+
+def parse(source, filename="<unknown>", mode="exec", **kw):
+    tree = _parse(source, filename, mode, **kw)
+    return _empty(tree) if str(filename).endswith("test_x.py") else tree
+
+ast.parse = parse
+"""
+"""Code that, run before a test file is compiled, gives its ``test_a`` an empty body: through the
+parser pytest's rewriting of asserts calls and through the import system's loader."""
+
+
+@pytest.mark.parametrize("neutered", [True, False])
+def test_channel_sees_a_test_file_compiled_as_its_source_does_not(tmp_path: Path, neutered: bool) -> None:
+    """The package the tests' package imports first changes how the test file compiles; the file
+    on disk is as it was. The channel compiles the source again and finds the difference."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "calc/__init__.py": NEUTER if neutered else "",
+            "tests/__init__.py": "import calc\n",
+            "tests/test_x.py": "def test_a():\n    assert 1 == 2\n\n\ndef test_b():\n    assert 1 == 1\n",
+        },
+    )
+    calls = ev.sessions_of(records)[0].calls
+    a, b = calls["tests/test_x.py::test_a"], calls["tests/test_x.py::test_b"]
+    if not neutered:
+        assert a["raised"] == "AssertionError" and "as_source" not in a and "as_source" not in b
+        return
+    assert a["raised"] is None and a["as_source"] is False and b["as_source"] is False
+    plan = probe.Plan(repo="/w", dir="/w", token="t", graded=[{"path": "tests/test_x.py"}])
+    results = probe.ProbeResults(pre={"channel": {"installed": True}}, channel=records)
+    status = {"tests/test_x.py::test_a": "PASSED"}
+    found = [str(f) for f in ev.read_channel(plan, results, status, list(status), exact_ids=True)]
+    assert any("ran as code its source does not compile to" in f for f in found), found
+
+
+def test_channel_sees_ctypes_reach_into_a_built_in_type_or_a_test_s_code(tmp_path: Path) -> None:
+    """Reading or writing the memory of a built-in type (its ``__eq__`` slot) or of a graded test's
+    code object is how a patch changes them without changing a name; ctypes on its own buffers is
+    what honest code does, and is not noted."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "tests/test_x.py": """
+                import ctypes
+
+
+                def test_a_honest_buffer():
+                    buf = ctypes.create_string_buffer(b"abc")
+                    assert ctypes.string_at(buf, 3) == b"abc"
+                    assert ctypes.c_int.from_address(ctypes.addressof(ctypes.c_int(7))) is not None
+
+
+                def test_b_test_code():
+                    ctypes.string_at(id(test_a_honest_buffer.__code__), 8)
+
+
+                def test_c_list_type():
+                    ctypes.c_void_p.from_address(id(list) + 8)
+            """,
+        },
+    )
+    calls = ev.sessions_of(records)[0].calls
+    assert "raw_memory" not in calls["tests/test_x.py::test_a_honest_buffer"]
+    assert calls["tests/test_x.py::test_b_test_code"]["raw_memory"] == [
+        "the code of test_a_honest_buffer in tests/test_x.py"
+    ]
+    assert calls["tests/test_x.py::test_c_list_type"]["raw_memory"][-1] == "the built-in type list"
+    plan = probe.Plan(repo="/w", dir="/w", token="t", graded=[{"path": "tests/test_x.py"}])
+    results = probe.ProbeResults(pre={"channel": {"installed": True}}, channel=records)
+    status = dict.fromkeys(calls, "PASSED")
+    found = ev.read_channel(plan, results, status, list(status), exact_ids=True)
+    flagged = sorted(f.message.split(" is reported", 1)[0].rsplit("::", 1)[1] for f in found)
+    assert flagged == ["test_b_test_code", "test_c_list_type"], found
+
+
+def test_channel_sees_a_builtin_s_name_bound_in_a_test_module_by_other_code(tmp_path: Path) -> None:
+    """pytest's rewritten asserts raise ``AssertionError`` by name: bound in the test module's own
+    globals (not in builtins) by package code, a failing assert raises what it names. A name the
+    file binds itself, or imports with ``*``, is the file's own."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "calc.py": """
+                import sys
+
+
+                def rebind():
+                    sys.modules["test_x"].__dict__["AssertionError"] = KeyError
+            """,
+            "helpers.py": "__all__ = ['input']\n\n\ndef input():\n    return 'x'\n",
+            "tests/test_x.py": """
+                import calc
+                from helpers import *
+
+                open = None
+
+
+                def test_a_own_and_star_names():
+                    assert input() == 'x' and open is None
+
+
+                def test_b_rebound():
+                    calc.rebind()
+
+
+                def test_c_after():
+                    pass
+            """,
+        },
+    )
+    calls = ev.sessions_of(records)[0].calls
+    assert "builtins_shadowed" not in calls["tests/test_x.py::test_a_own_and_star_names"]
+    assert calls["tests/test_x.py::test_b_rebound"]["builtins_shadowed"] == ["AssertionError"]
+    assert calls["tests/test_x.py::test_c_after"]["builtins_shadowed"] == ["AssertionError"]
+    plan = probe.Plan(repo="/w", dir="/w", token="t", graded=[{"path": "tests/test_x.py"}])
+    results = probe.ProbeResults(pre={"channel": {"installed": True}}, channel=records)
+    status = {"tests/test_x.py::test_c_after": "XFAIL"}
+    found = [str(f) for f in ev.read_channel(plan, results, status, list(status), exact_ids=True)]
+    assert any("globals bound AssertionError" in f for f in found), found
+
+
+def test_channel_knows_a_test_s_file_whatever_directory_it_runs_in(tmp_path: Path) -> None:
+    """pytester and ``monkeypatch.chdir`` run a test in a directory of its own: the channel still
+    knows its file is graded (it names files from the repository, not the working directory)."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "tests/test_x.py": """
+                import pytest
+
+
+                @pytest.fixture
+                def elsewhere(tmp_path, monkeypatch):
+                    monkeypatch.chdir(tmp_path)
+
+
+                def test_a(elsewhere):
+                    pass
+            """,
+        },
+    )
+    assert ev.sessions_of(records)[0].calls["tests/test_x.py::test_a"]["defined"] is True
+
+
 def defined_by_test(records: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, bool | None]]:
     """The calls of the one session, and for each test (its node id past the file) whether the
     channel found it to be the function its file defines."""
@@ -2047,10 +2211,11 @@ def test_channel_sees_runner_helpers_replaced_while_a_test_runs(tmp_path: Path) 
     assert all(f.rule == "runner-helper" and f.severity == "tamper" for f in found), found
 
 
-def run_with_unit_channel(tmp_path: Path, module: str) -> tuple[str, probe.ProbeResults]:
-    """``module`` (as ``test_mod``) run by ``unittest.main`` with the unittest recorder loaded first,
-    as the sandbox's ``.pth`` loads it: the run's stderr and the recorder's results."""
-    plan = probe.Plan(repo=str(tmp_path), dir=str(tmp_path), token="t")
+def run_with_unit_channel(tmp_path: Path, module: str, preload: str = "") -> tuple[str, probe.ProbeResults]:
+    """``module`` (as ``test_mod``, a graded file) run by ``unittest.main`` with the unittest
+    recorder loaded first, as the sandbox's ``.pth`` loads it, and ``preload`` (as ``preload``)
+    imported next: the run's stderr and the recorder's results."""
+    plan = probe.Plan(repo=str(tmp_path), dir=str(tmp_path), token="t", graded=[{"path": "test_mod.py"}])
     plan.channel = {
         "enable": True,
         "kind": "unit",
@@ -2061,7 +2226,8 @@ def run_with_unit_channel(tmp_path: Path, module: str) -> tuple[str, probe.Probe
     site.mkdir()
     (site / "swe_unit_under_test.py").write_text(probe.channel_source(plan))
     (tmp_path / "test_mod.py").write_text(module)
-    runner = "import swe_unit_under_test, unittest, sys; unittest.main(module='test_mod', argv=['x', '-v'])"
+    (tmp_path / "preload.py").write_text(preload)
+    runner = "import swe_unit_under_test, preload, unittest, sys; unittest.main(module='test_mod', argv=['x', '-v'])"
     proc = subprocess.run(
         [sys.executable, "-c", runner], cwd=tmp_path, env={**os.environ, "PYTHONPATH": f"{site}:{tmp_path}"},
         capture_output=True, text=True, check=False,
@@ -2070,6 +2236,31 @@ def run_with_unit_channel(tmp_path: Path, module: str) -> tuple[str, probe.Probe
     return proc.stderr, probe.ProbeResults(
         pre={"channel": {"installed": True, "kind": "unit"}}, channel=records
     )
+
+
+def test_unit_channel_sees_a_test_file_compiled_as_its_source_does_not(tmp_path: Path) -> None:
+    """Django's runner imports test modules through the import system: code loaded before them
+    that changes the loader's compile is seen as it is under pytest."""
+    module = textwrap.dedent(
+        """
+        import unittest
+
+        class Tests(unittest.TestCase):
+            def test_a(self):
+                self.assertEqual(1, 2)
+
+            def test_b(self):
+                pass
+        """
+    )
+    _, results = run_with_unit_channel(tmp_path, module, preload=NEUTER)
+    status = {"test_a (test_mod.Tests)": "PASSED", "test_b (test_mod.Tests)": "PASSED"}
+    found = [str(f) for f in ev.read_unit_channel(results, status, list(status))]
+    assert len(found) == 2 and all("ran as code its source does not compile to" in f for f in found), found
+    (tmp_path / "honest").mkdir()
+    _, honest = run_with_unit_channel(tmp_path / "honest", module)
+    status = {"test_b (test_mod.Tests)": "PASSED"}
+    assert ev.read_unit_channel(honest, status, list(status)) == []
 
 
 def test_unit_channel_sees_a_failure_a_patched_result_class_hides(tmp_path: Path) -> None:
