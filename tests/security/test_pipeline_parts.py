@@ -1286,18 +1286,21 @@ def test_channel_sees_a_builtin_s_name_bound_in_a_test_module_by_other_code(tmp_
 
 
                 def rebind():
-                    sys.modules["test_x"].__dict__["AssertionError"] = KeyError
+                    sys.modules["tests.test_x"].__dict__["AssertionError"] = KeyError
             """,
             "helpers.py": "__all__ = ['input']\n\n\ndef input():\n    return 'x'\n",
+            "tests/__init__.py": "",
+            "tests/local.py": "__all__ = ['print']\n\n\ndef print(*args):\n    return None\n",
             "tests/test_x.py": """
                 import calc
                 from helpers import *
+                from .local import *
 
                 open = None
 
 
                 def test_a_own_and_star_names():
-                    assert input() == 'x' and open is None
+                    assert input() == 'x' and open is None and print() is None
 
 
                 def test_b_rebound():

@@ -258,12 +258,24 @@ def _shadowed_builtins(func, rel):
         return []  # what the source binds is not known: nothing to judge by
     names, star = known
     missing = object()
+    package = module_globals.get("__package__") or ""
+    modules = [sys.modules.get(_absolute(m, package)) for m in star]
     return [
         name
         for name in found
         if name not in names
-        and not any(getattr(sys.modules.get(m), name, missing) is module_globals.get(name) for m in star)
+        and not any(getattr(m, name, missing) is module_globals.get(name) for m in modules)
     ]
+
+
+def _absolute(name, package):
+    """A module name of an import, relative ones (``..helpers``) resolved from ``package``."""
+    level = len(name) - len(name.lstrip("."))
+    if not level:
+        return name
+    base = package.rsplit(".", level - 1)[0] if level > 1 else package
+    rest = name[level:]
+    return base + "." + rest if rest and base else rest or base
 
 
 def _graded_file(pyfuncitem):

@@ -64,7 +64,7 @@ def reference_code(path, rewrite=None):
 def module_bindings(tree):
     """``(names, star)``: the names a module's own code can bind in its globals (assignments,
     imports, definitions at module level, ``global`` names anywhere), and the modules it imports
-    ``*`` from."""
+    ``*`` from (relative ones with their leading dots)."""
     import ast
 
     names, star = set(), set()
@@ -87,7 +87,7 @@ def module_bindings(tree):
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 if alias.name == "*":
-                    star.add(getattr(node, "module", None) or "")
+                    star.add("." * (getattr(node, "level", 0) or 0) + (getattr(node, "module", None) or ""))
                 else:
                     names.add(alias.asname or alias.name.split(".", 1)[0])
         elif type(node).__name__ == "ExceptHandler" and getattr(node, "name", None):
@@ -102,54 +102,74 @@ RAW_EVENTS = frozenset(
 """ctypes' audit events that take an address: reading or writing memory Python gave no handle to."""
 
 
-def object_ranges(objects):
-    """``[(start, end, label)]``: where each ``(object, label)`` lies in memory."""
-    import sys
+class Ranges(object):
+    """Where objects lie in memory, each with a label, found by address in logarithmic time: a
+    test suite that calls a C library through ctypes asks for every call."""
 
-    ranges = []
-    for obj, label in objects:
-        with contextlib.suppress(Exception):
-            ranges.append((id(obj), id(obj) + max(sys.getsizeof(obj), 1), label))
-    return ranges
+    def __init__(self):
+        self.starts = []
+        self.spans = []
+
+    def add(self, objects):
+        import bisect
+        import sys
+
+        for obj, label in objects:
+            with contextlib.suppress(Exception):
+                start = id(obj)
+                at = bisect.bisect_left(self.starts, start)
+                if at < len(self.starts) and self.starts[at] == start:
+                    continue
+                self.starts.insert(at, start)
+                self.spans.insert(at, (start + max(sys.getsizeof(obj), 1), label))
+
+    def find(self, address):
+        import bisect
+
+        at = bisect.bisect_right(self.starts, address) - 1
+        if at >= 0 and address < self.spans[at][0]:
+            return self.spans[at][1]
+        return None
 
 
-def _addresses(args, depth=0):
+def _addresses(args, simple, depth=0):
     for arg in args:
         if type(arg) is int:
             yield arg
         elif isinstance(arg, (tuple, list)) and depth < 2:
-            yield from _addresses(arg, depth + 1)
-        else:
-            value = getattr(arg, "value", None)
-            if type(value) is int:
-                yield value
+            yield from _addresses(arg, simple, depth + 1)
+        elif simple is not None and isinstance(arg, simple) and type(arg.value) is int:
+            yield arg.value  # c_void_p, c_size_t, ...
 
 
 def raw_access(event, args, ranges):
-    """The label of the first of ``ranges`` that the ctypes event ``event`` reaches into, if any:
+    """The label of what the ctypes event ``event`` reaches into among ``ranges``, if anything:
     code rewritten in place (a test's bytecode) or a built-in type's slots (``list.__eq__``) leave
     no other trace, and no test needs to touch their memory."""
+    import sys
+
     if event == "ctypes.PyObj_FromPtr":
         addresses = [id(a) for a in args]
     elif event in RAW_EVENTS:
-        addresses = list(_addresses(args))
+        simple = getattr(sys.modules.get("ctypes"), "_SimpleCData", None)
+        addresses = list(_addresses(args, simple))
     else:
         return None
     for address in addresses:
-        for start, end, label in ranges:
-            if start <= address < end:
-                return label
+        label = ranges.find(address)
+        if label is not None:
+            return label
     return None
 
 
-def builtin_type_ranges():
+def builtin_types():
     import sys
 
-    return object_ranges(
+    return [
         (t, "the built-in type " + t.__name__)
         for t in list(vars(sys.modules["builtins"]).values())
         if isinstance(t, type)
-    )
+    ]
 
 
 class GradedAudit:
@@ -165,7 +185,8 @@ class GradedAudit:
         self.first_run = first_run
         self.tree = tree
         self.seen = set()
-        self.ranges = builtin_type_ranges()
+        self.ranges = Ranges()
+        self.ranges.add(builtin_types())
         self.raw = []
 
     def __call__(self, event, args):
@@ -187,11 +208,9 @@ class GradedAudit:
             self.seen.add(rel)
             codes = self.tree(code)
             label = " in " + rel
-            self.ranges.extend(object_ranges((c, "the code of " + c.co_name + label) for c in codes))
+            self.ranges.add((c, "the code of " + c.co_name + label) for c in codes)
             if not hasattr(code, "co_qualname"):  # before 3.11 the bytecode is a bytes object of its own
-                self.ranges.extend(
-                    object_ranges((c.co_code, "the code of " + c.co_name + label) for c in codes)
-                )
+                self.ranges.add((c.co_code, "the code of " + c.co_name + label) for c in codes)
             self.first_run(rel, code, codes)
         except Exception:
             pass
