@@ -1257,6 +1257,14 @@ def test_channel_sees_ctypes_reach_into_a_built_in_type_or_a_test_s_code(tmp_pat
 
                 def test_c_list_type():
                     ctypes.c_void_p.from_address(id(list) + 8)
+
+
+                def test_d_expected_value():
+                    assert ctypes.string_at(id(test_e_compares.__code__.co_consts), 8)
+
+
+                def test_e_compares():
+                    assert len("abc") != 1234567
             """,
         },
     )
@@ -1266,12 +1274,17 @@ def test_channel_sees_ctypes_reach_into_a_built_in_type_or_a_test_s_code(tmp_pat
         "the code of test_a_honest_buffer in tests/test_x.py"
     ]
     assert calls["tests/test_x.py::test_c_list_type"]["raw_memory"][-1] == "the built-in type list"
+    assert calls["tests/test_x.py::test_d_expected_value"]["raw_memory"][-1] == (
+        "the code of test_e_compares in tests/test_x.py"
+    )
     plan = probe.Plan(repo="/w", dir="/w", token="t", graded=[{"path": "tests/test_x.py"}])
     results = probe.ProbeResults(pre={"channel": {"installed": True}}, channel=records)
     status = dict.fromkeys(calls, "PASSED")
     found = ev.read_channel(plan, results, status, list(status), exact_ids=True)
     flagged = sorted(f.message.split(" is reported", 1)[0].rsplit("::", 1)[1] for f in found)
-    assert flagged == ["test_b_test_code", "test_c_list_type"], found
+    assert flagged == ["test_b_test_code", "test_c_list_type", "test_d_expected_value", "test_e_compares"], (
+        found
+    )
 
 
 def test_channel_sees_a_builtin_s_name_bound_in_a_test_module_by_other_code(tmp_path: Path) -> None:

@@ -208,9 +208,14 @@ class GradedAudit:
             self.seen.add(rel)
             codes = self.tree(code)
             label = " in " + rel
-            self.ranges.add((c, "the code of " + c.co_name + label) for c in codes)
-            if not hasattr(code, "co_qualname"):  # before 3.11 the bytecode is a bytes object of its own
-                self.ranges.add((c.co_code, "the code of " + c.co_name + label) for c in codes)
+            for c in codes:
+                # The code object; its tuples of constants and names and the constants in them (an
+                # expected value a test compares with); before 3.11 its bytecode, a bytes object.
+                what = "the code of " + c.co_name + label
+                parts = [c, c.co_consts, c.co_names] + [k for k in c.co_consts if not isinstance(k, _CODE)]
+                if not hasattr(c, "co_qualname"):
+                    parts.append(c.co_code)
+                self.ranges.add((part, what) for part in parts)
             self.first_run(rel, code, codes)
         except Exception:
             pass
