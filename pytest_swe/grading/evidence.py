@@ -431,7 +431,6 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
         return []
     seen: dict[str, set[str]] = {}
     rebound: dict[str, list[str]] = {}
-    compiled: set[str] = set()
     raw: dict[str, str] = {}
     for record in results.channel:
         if record.get("ev") == "unit":
@@ -440,8 +439,6 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
             names = record.get("builtins_replaced")
             if isinstance(names, list) and names:
                 rebound[key] = [str(n) for n in names]
-            if record.get("as_source") is False:
-                compiled.add(key)
             touched = record.get("raw_memory")
             if isinstance(touched, list) and touched:
                 raw[key] = str(touched[0])
@@ -462,8 +459,6 @@ def read_unit_channel(results: ProbeResults, status_map: StatusMap, required: It
         bad = outcomes & {"failure", "error", "subtest_failure"}
         if ident in rebound:
             found.append(_rebound(test, status_map[test], rebound[ident]))
-        if ident in compiled:
-            found.append(_not_as_source(test, status_map[test]))
         if ident is not None and ident in raw:
             found.append(_raw_memory(test, status_map[test], raw[ident]))
         if bad:
@@ -526,6 +521,14 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                 "runner-helper",
                 f"{path} replaced the test runner's {', '.join(names)} while the tests ran: a test that"
                 " expects an error or asserts through it passes whatever the code does",
+            )
+        )
+    for path in sorted({str(r.get("file")) for r in results.watch if r.get("ev") == "not-as-source"}):
+        found.append(
+            evidence(
+                "swapped-test",
+                f"{path} ran as code its source does not compile to (changed as it was compiled): its"
+                " tests pass whatever they assert",
             )
         )
     swapped = sorted(

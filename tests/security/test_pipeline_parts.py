@@ -2254,31 +2254,6 @@ def run_with_unit_channel(tmp_path: Path, module: str, preload: str = "") -> tup
     )
 
 
-def test_unit_channel_sees_a_test_file_compiled_as_its_source_does_not(tmp_path: Path) -> None:
-    """Django's runner imports test modules through the import system: code loaded before them
-    that changes the loader's compile is seen as it is under pytest."""
-    module = textwrap.dedent(
-        """
-        import unittest
-
-        class Tests(unittest.TestCase):
-            def test_a(self):
-                self.assertEqual(1, 2)
-
-            def test_b(self):
-                pass
-        """
-    )
-    _, results = run_with_unit_channel(tmp_path, module, preload=NEUTER)
-    status = {"test_a (test_mod.Tests)": "PASSED", "test_b (test_mod.Tests)": "PASSED"}
-    found = [str(f) for f in ev.read_unit_channel(results, status, list(status))]
-    assert len(found) == 2 and all("ran as code its source does not compile to" in f for f in found), found
-    (tmp_path / "honest").mkdir()
-    _, honest = run_with_unit_channel(tmp_path / "honest", module)
-    status = {"test_b (test_mod.Tests)": "PASSED"}
-    assert ev.read_unit_channel(honest, status, list(status)) == []
-
-
 def test_unit_channel_sees_a_failure_a_patched_result_class_hides(tmp_path: Path) -> None:
     """Django's runner and unittest report through result objects; patching their class to turn a
     failure into a success does not change what the channel's recorder saw first."""
@@ -2805,6 +2780,73 @@ def _run_watched(
     out = tmp_path / "watch.jsonl"
     records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     return ran.stdout + ran.stderr, records
+
+
+COMPILE_NEUTER = """
+import ast
+import builtins
+import importlib.machinery as machinery
+
+
+def _empty(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "test_wrong":
+            node.body = [ast.copy_location(ast.Pass(), node.body[0])]
+    return tree
+
+
+_compile = builtins.compile
+
+
+def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kw):
+    if str(filename).endswith("test_deg.py") and not flags & ast.PyCF_ONLY_AST:
+        tree = source if isinstance(source, ast.AST) else _compile(source, filename, mode, ast.PyCF_ONLY_AST)
+        return _compile(_empty(tree), filename, mode, flags, dont_inherit, optimize)
+    return _compile(source, filename, mode, flags, dont_inherit, optimize, **kw)
+
+
+builtins.compile = compile
+_source_to_code = machinery.SourceFileLoader.source_to_code
+
+
+def source_to_code(self, data, path, *, _optimize=-1):
+    if str(path).endswith("test_deg.py"):
+        return compile(data, path, "exec", dont_inherit=True)
+    return _source_to_code(self, data, path, _optimize=_optimize)
+
+
+machinery.SourceFileLoader.source_to_code = source_to_code
+"""
+"""Code that, run before a test file is compiled, gives its ``test_wrong`` an empty body: through
+the built-in ``compile`` (SymPy's runner compiles each file itself) and the import system's loader."""
+
+
+@pytest.mark.parametrize("runner", sorted(_NAMESPACE_RUNNERS))
+@pytest.mark.parametrize("neutered", [True, False])
+def test_equality_watch_sees_a_test_file_compiled_as_its_source_does_not(
+    tmp_path: Path, runner: str, neutered: bool
+) -> None:
+    """The package under test imported by the runner before it compiles the test files (SymPy's
+    runner imports SymPy) changes how they compile; the files on disk are as they were. The watch,
+    loaded at start-up, compiles each graded file's source again when it first runs."""
+    if runner == "sympy":
+        pytest.importorskip("sympy.testing.runtests")
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        "def degree(p):\n    return len(p) - 1\n" + (COMPILE_NEUTER if neutered else "")
+    )
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text(
+        "from pkg import degree\n\n\ndef test_wrong():\n    assert degree([1, 2, 0]) == 1\n"
+    )
+    (repo / "run.py").write_text("import pkg\n" + _NAMESPACE_RUNNERS[runner])
+    output, records = _run_watched(tmp_path, repo)
+    assert ("test_wrong F" in output) != neutered, output
+    compiled = [r["file"] for r in records if r["ev"] == "not-as-source"]
+    assert compiled == (["pkg/tests/test_deg.py"] if neutered else []), records
+    found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
+    assert any("ran as code its source does not compile to" in f for f in found) == neutered, found
 
 
 @pytest.mark.parametrize("runner", sorted(_NAMESPACE_RUNNERS))

@@ -197,15 +197,16 @@ def _compiled_as_source(code):
     """Whether a graded file's first execution runs the code its source compiles to, with the
     runner's rewriting of asserts as it was when the channel loaded (None when unknown)."""
     rewritten = "@pytest_ar" in code.co_names
-    if rewritten and (_REWRITE is None or _CONFIG[0] is None):
+    if not rewritten:  # plain code: the equality watch compares it, for every runner
+        return None, None
+    if _REWRITE is None or _CONFIG[0] is None:
         return None, None
     if (
-        rewritten
-        and _functions_of([sys.modules.get("_pytest.assertion.rewrite"), sys.modules.get("ast")])
+        _functions_of([sys.modules.get("_pytest.assertion.rewrite"), sys.modules.get("ast")])
         != _REWRITE_PARTS
     ):
         return False, None
-    reference, names = reference_code(code.co_filename, _REWRITE if rewritten else None)
+    reference, names = reference_code(code.co_filename, _REWRITE)
     return code_key(reference) == code_key(code), names
 
 

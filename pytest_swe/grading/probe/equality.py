@@ -26,6 +26,8 @@ import time
 import weakref
 from _thread import get_ident as _get_ident
 
+from pytest_swe.grading.probe.compiled import code_key  # replaced by compiled.py when shipped
+from pytest_swe.grading.probe.compiled import reference_code  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
@@ -50,6 +52,8 @@ file's code was executed with: the code objects that execution made (kept, so th
 theirs) are the only code its test functions may run."""
 _graded_rels = {}
 _patched_rels = {}
+_compiled = set()
+"""The graded files whose first execution was compared with what their source compiles to."""
 _GRADED_NAMES = frozenset(os.path.basename(rel) for rel in GRADED)
 _REPO_REAL = os.path.realpath(REPO)
 
@@ -330,11 +334,32 @@ def _audit(event, args):
         codes = code_tree(code)
         ids = set(id(c) for c in codes)
         path = os.path.join(REPO, rel)
+        if rel not in _compiled:
+            _compiled.add(rel)
+            _as_source(rel, code)
         for namespace in _namespaces(sys._getframe(1), rel):
             # Executed again into the same namespace (a module reloaded): the latest run's code.
             _runs[id(namespace)] = (namespace, rel, path, ids, codes)
     except Exception:
         pass
+
+
+def _as_source(rel, code):
+    """Whether a graded file's first execution runs the code its source compiles to (with the
+    built-in ``compile`` as the watch found it at start-up, before any of the patch's code ran):
+    code run before the file was compiled (the package a runner imports first, as SymPy's imports
+    SymPy) can wrap ``compile`` or the import system's loader so the failing tests compile to an
+    empty body. Code pytest rewrote is the pytest channel's to judge, with the same rewriting."""
+    if "@pytest_ar" in code.co_names:
+        return
+    _inside[0] = True  # reading and compiling the source raise events of their own
+    try:
+        if code_key(reference_code(code.co_filename)[0]) != code_key(code):
+            _write({"ev": "not-as-source", "file": rel})
+    except Exception:
+        pass
+    finally:
+        _inside[0] = False
 
 
 def _patched_file(cls, equal=None):

@@ -10,8 +10,6 @@ import sys
 import unittest
 
 from pytest_swe.grading.probe.compiled import GradedAudit  # replaced by compiled.py when shipped
-from pytest_swe.grading.probe.compiled import code_key  # replaced by compiled.py when shipped
-from pytest_swe.grading.probe.compiled import reference_code  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
@@ -20,8 +18,6 @@ OUT = "@OUT@"
 GRADED = json.loads("""@GRADED@""")
 REPO = "@REPO@"
 _BASE = REPO if os.path.isabs(REPO) else os.getcwd()
-_AS_SOURCE = {}
-"""Each graded file: whether its first execution was the code its source compiles to."""
 
 
 def _rel(path):
@@ -32,21 +28,12 @@ def _rel(path):
 
 
 def _first_run(rel, code, codes):
-    try:
-        _AS_SOURCE[rel] = code_key(reference_code(code.co_filename)[0]) == code_key(code)
-    except Exception:
-        _AS_SOURCE[rel] = None
+    """Nothing more: whether a file ran as its source compiles is the equality watch's to say."""
 
 
 _AUDIT = GradedAudit(GRADED, _rel, _first_run, code_tree)
 if hasattr(sys, "addaudithook"):
     sys.addaudithook(_AUDIT)
-
-
-def _test_file(test):
-    module = sys.modules.get(getattr(type(test), "__module__", None) or "")
-    path = getattr(module, "__file__", None)
-    return _rel(path) if path else None
 
 
 def _write(test, outcome):
@@ -58,13 +45,8 @@ def _write(test, outcome):
     rebound = rebound_builtins()
     if rebound:
         record["builtins_replaced"] = rebound
-    try:
-        if _AS_SOURCE.get(_test_file(test)) is False:
-            record["as_source"] = False
-        if _AUDIT.raw:
-            record["raw_memory"] = list(_AUDIT.raw)
-    except Exception:
-        pass
+    if _AUDIT.raw:
+        record["raw_memory"] = list(_AUDIT.raw)
     write_record(OUT, record)
 
 
