@@ -523,6 +523,16 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                 " expects an error or asserts through it passes whatever the code does",
             )
         )
+    streams = sorted(
+        {(str(r.get("name")), str(r.get("file"))) for r in results.watch if r.get("ev") == "stream-replaced"}
+    )
+    for name, path in streams:
+        found.append(
+            evidence(
+                "runner-helper",
+                f"{path} replaced {name} while the tests ran: the runner's output says what it writes",
+            )
+        )
     for path in sorted({str(r.get("file")) for r in results.watch if r.get("ev") == "not-as-source"}):
         found.append(
             evidence(

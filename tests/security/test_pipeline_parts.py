@@ -2821,6 +2821,73 @@ machinery.SourceFileLoader.source_to_code = source_to_code
 the built-in ``compile`` (SymPy's runner compiles each file itself) and the import system's loader."""
 
 
+@pytest.mark.parametrize("hostile", [True, False])
+def test_equality_watch_sees_the_runner_s_machinery_and_output_replaced(
+    tmp_path: Path, hostile: bool
+) -> None:
+    """Package code that gives every test class a ``_callTestMethod`` swallowing what the tests raise
+    (through ``TestCase.__init_subclass__``), makes ``RaisesContext.__exit__`` take no error as
+    success, and puts a filter of its own in place of ``sys.stdout`` (a runner with no result channel
+    is graded from that output alone): each is noted, with the patched file that did it."""
+    hostile_code = textwrap.dedent(
+        """
+        import sys, unittest
+        import pytest
+
+
+        def _swallow(self, method):
+            try:
+                method()
+            except Exception:
+                pass
+
+
+        def _init_subclass(cls, **kwargs):
+            cls._callTestMethod = _swallow
+
+
+        unittest.TestCase.__init_subclass__ = classmethod(_init_subclass)
+        type(pytest.raises(ValueError)).__exit__ = lambda self, *exc: True  # RaisesContext, or RaisesExc
+
+
+        class _Filter:
+            def __init__(self, stream):
+                self.stream = stream
+
+            def write(self, text):
+                return self.stream.write("ok" if text == "F" else text)
+
+            def __getattr__(self, name):
+                return getattr(self.stream, name)
+
+
+        sys.stdout = _Filter(sys.stdout)
+        """
+    )
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        "def degree(p):\n    return len(p) - 1\n" + (hostile_code if hostile else "")
+    )
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text(
+        "from pkg import degree\n\n\ndef test_wrong():\n    assert degree([1, 2, 0]) == 1\n"
+    )
+    (repo / "run.py").write_text("import pkg, pytest, unittest\n" + _NAMESPACE_RUNNERS["exec-into-dict"])
+    output, records = _run_watched(tmp_path, repo)
+    assert ("test_wrong F" in output) != hostile, output
+    helpers = sorted(r["name"] for r in records if r["ev"] == "helper-replaced")
+    streams = sorted(r["name"] for r in records if r["ev"] == "stream-replaced")
+    if not hostile:
+        assert helpers == [] and streams == [], records
+        return
+    assert "unittest.TestCase.__init_subclass__" in helpers, records
+    assert any(name.endswith((".RaisesContext.__exit__", ".RaisesExc.__exit__")) for name in helpers), records
+    assert streams == ["sys.stdout"], records
+    found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
+    assert any("pkg/__init__.py replaced sys.stdout" in f for f in found), found
+
+
 @pytest.mark.parametrize("runner", sorted(_NAMESPACE_RUNNERS))
 @pytest.mark.parametrize("neutered", [True, False])
 def test_equality_watch_sees_a_test_file_compiled_as_its_source_does_not(

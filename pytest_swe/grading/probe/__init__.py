@@ -292,6 +292,7 @@ def channel_source(plan: Plan) -> str:
         .replace('"""@GRADED@"""', graded)
         .replace('"@MARK@"', repr(plan.record_mark))
         .replace('"@REPO@"', repr(plan.repo))
+        .replace('"@WATCH@"', repr(plan.watch.get("module", "") if plan.watch.get("enable") else ""))
     )
 
 

@@ -30,6 +30,7 @@ OUT = "@OUT@"
 GRADED = json.loads("""@GRADED@""")
 MARK = "@MARK@"
 REPO = "@REPO@"
+WATCH = "@WATCH@"
 SEAL_ENV = "PYTEST_SWE_SEAL"
 _depth = [0]
 
@@ -122,9 +123,23 @@ def pytest_configure(config):
     _write({"ev": "start", "depth": _depth[0], "ancestors": _ancestors(), "exe": sys.executable})
 
 
+def _watch_final_look():
+    """The equality watch's last look, taken here, before any ``atexit`` handler: it looks at
+    garbage collections and at exit, and code under test can turn collections off and leave
+    through ``os._exit`` from a handler of its own, registered after the watch's."""
+    scan = getattr(sys.modules.get(WATCH), "_scan", None) if WATCH else None
+    if callable(scan):
+        try:
+            scan(True, True)
+        except Exception:
+            pass
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_unconfigure(config):
     # First of every plugin's: one that raises stops the hooks after it, and this must run.
+    if _depth[0] == 1:
+        _watch_final_look()
     _write({"ev": "end", "depth": _depth[0]})
     _print_seal()
     _depth[0] -= 1
@@ -353,7 +368,12 @@ def _test_case_methods():
     case = getattr(sys.modules.get("unittest.case"), "TestCase", None)
     if not isinstance(case, type):
         return None, {}
-    held = dict((k, v) for k, v in vars(case).items() if k.startswith(("assert", "fail")))
+    held = dict(
+        (k, v)
+        for k, v in vars(case).items()
+        if k.startswith(("assert", "fail")) or k in ("run", "_callTestMethod", "_callSetUp", "_callTearDown")
+    )
+    held["__init_subclass__"] = vars(case).get("__init_subclass__")
     return case, held
 
 

@@ -158,13 +158,41 @@ def code_tree(code):
 
 RUNNER_HELPERS = (
     ("pytest", ("raises", "approx", "warns", "deprecated_call", "fail", "skip", "xfail", "importorskip")),
-    ("_pytest.python_api", ("raises", "approx")),
-    ("_pytest.raises", ("raises",)),
-    ("_pytest.recwarn", ("warns", "deprecated_call")),
-    ("_pytest.outcomes", ("fail", "skip", "xfail", "importorskip")),
+    (
+        "_pytest.python_api",
+        (
+            "raises",
+            "approx",
+            "RaisesContext",
+            "ApproxBase",
+            "ApproxScalar",
+            "ApproxDecimal",
+            "ApproxMapping",
+            "ApproxSequenceLike",
+            "ApproxSequencelike",
+            "ApproxNumpy",
+        ),
+    ),
+    (
+        "_pytest.approx",
+        (
+            "approx",
+            "ApproxBase",
+            "ApproxScalar",
+            "ApproxDecimal",
+            "ApproxMapping",
+            "ApproxSequenceLike",
+            "ApproxNumpy",
+        ),
+    ),
+    ("_pytest.raises", ("raises", "RaisesExc", "RaisesGroup", "AbstractRaises")),
+    ("_pytest.recwarn", ("warns", "deprecated_call", "WarningsChecker", "WarningsRecorder")),
+    ("_pytest.outcomes", ("fail", "skip", "xfail", "importorskip", "exit", "Failed", "Skipped", "XFailed")),
+    ("_pytest.pytester", ("RunResult", "LineMatcher")),
 )
-"""The test runner's helpers a test asserts with: replaced, ``with pytest.raises(E)`` or
-``self.assertEqual`` pass whatever the code under test does."""
+"""The test runner's helpers a test asserts with, and the classes they look up by name as they
+run (``raises`` makes a ``RaisesContext`` from its module's globals): replaced, ``with
+pytest.raises(E)`` or ``self.assertEqual`` pass whatever the code under test does."""
 
 _class_dict = type.__dict__["__dict__"].__get__
 

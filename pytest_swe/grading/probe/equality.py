@@ -674,13 +674,18 @@ def _in_stdlib(real):
     return "site-packages" not in parts and "dist-packages" not in parts
 
 
+_realpaths = {}
+
+
 def _judge_helper(name, value, homes):
     if value is None or name in _helpers["noted"]:
         return
     source = source_of(value)
     if not isinstance(source, str) or not source:
         return
-    real = os.path.realpath(source)
+    real = _realpaths.get(source)
+    if real is None:
+        real = _realpaths[source] = os.path.realpath(source)
     if any(home and real.startswith(home) for home in homes):
         return  # the runner's own code, even where the repository is the runner
     rel = _patched_rel(source)
@@ -703,22 +708,44 @@ def _check_helpers(final=False):
         space = getattr(module, "__dict__", None) if module is not None else None
         if isinstance(space, dict):
             for name in names:
-                _judge_helper(module_name + "." + name, space.get(name), homes)
+                value = space.get(name)
+                _judge_helper(module_name + "." + name, value, homes)
+                if isinstance(value, type) and str(getattr(value, "__module__", "")).startswith(
+                    ("_pytest.", "pytest")
+                ):
+                    # The runner's class still, its methods: how ``raises`` decides, what ``RunResult`` checks.
+                    for member, method in list(_own_dict(value).items()):
+                        _judge_helper(module_name + "." + name + "." + member, method, homes)
     testcase = getattr(sys.modules.get("unittest.case"), "TestCase", None)
     if isinstance(testcase, type):
         homes = (_home("unittest"),)
         for name, value in list(_own_dict(testcase).items()):
-            if name.startswith(("assert", "fail")):
+            if name.startswith(("assert", "fail")) or name in _CASE_MACHINERY:
                 _judge_helper("unittest.TestCase." + name, value, homes)
-        # A graded test class's own assert methods: given to it by package code, they stand in
-        # for unittest's in its tests alone.
+        # A graded test class's own assert methods and the ones unittest calls a test through:
+        # given to it by package code, they stand in for unittest's in its tests alone.
         for namespace, rel, _, _ in list(_graded_namespaces()):
             for value in list(namespace.values()):
                 if isinstance(value, type) and value is not testcase and issubclass(value, testcase):
                     for name, member in list(_own_dict(value).items()):
-                        if name.startswith(("assert", "fail")):
+                        if name.startswith(("assert", "fail")) or name in _CASE_MACHINERY:
                             _judge_helper(rel + ": " + value.__name__ + "." + name, member, homes)
 
+
+_CASE_MACHINERY = frozenset(
+    (
+        "run",
+        "__call__",
+        "debug",
+        "_callTestMethod",
+        "_callSetUp",
+        "_callTearDown",
+        "_callCleanup",
+        "__init_subclass__",
+    )
+)
+"""What unittest calls a test through: a test class given one of these by package code swallows
+what its tests raise."""
 
 _wildcards = {"wrapped": set(), "noted": set()}
 
@@ -797,6 +824,29 @@ class _AfterMock(object):
             self.busy = False
 
 
+_streams = set()
+
+
+def _check_streams():
+    """``sys.stdout`` or ``sys.stderr`` replaced by code of the patch (its class, or its ``write``):
+    the runner's output then says what that code wants. Runs without a result channel (SymPy's)
+    are graded from that output alone."""
+    for name in ("stdout", "stderr"):
+        if name in _streams:
+            continue
+        stream = getattr(sys, name, None)
+        if stream is None:
+            continue
+        write = getattr(stream, "write", None)
+        where = _patched_file(type(stream))
+        if where is None:
+            source = source_of(write)
+            where = _patched_rel(source) if isinstance(source, str) and source else None
+        if where is not None:
+            _streams.add(name)
+            _write({"ev": "stream-replaced", "name": "sys." + name, "file": where})
+
+
 def _scan(deep=False, final=False):
     if _busy[0]:
         return
@@ -809,6 +859,7 @@ def _scan(deep=False, final=False):
         if PATCHED:
             try:
                 _check_helpers(final)
+                _check_streams()
             except Exception:
                 pass
             _value_types(deep)
