@@ -146,6 +146,12 @@ class PathChange:
     symlink: bool = False
 
 
+def _root_entry(path: str, root: str) -> str:
+    """The entry at import root ``root`` that ``path`` is or is under, as ``base_names`` has it."""
+    parts = path.split("/")
+    return posixpath.join(root, parts[1]) if root else parts[0]
+
+
 def installed_module(name: str) -> str | None:
     """The module a site directory's entry ``name`` can be imported as (None for metadata, ``.pth``
     files and names no import statement can reach)."""
@@ -174,8 +180,7 @@ def new_importable_modules(changes: Iterable[PathChange], base_names: frozenset[
         root, module = top
         parts = path.split("/")
         depth = 1 if root else 0
-        entry = "/".join(parts[: depth + 1])
-        if entry in base_names:
+        if _root_entry(path, root) in base_names:
             continue
         if len(parts) == depth + 1 or parts[depth + 1 :] == ["__init__.py"]:
             found.add(module)
@@ -223,7 +228,6 @@ def why_neutralized(
         top = top_level_module(path)
         if top is not None:
             root, module = top
-            entry = posixpath.join(root, path.split("/")[1 if root else 0]) if root else parts[0]
-            if (module in SHADOWABLE or module in shadowing) and entry not in base_names:
+            if (module in SHADOWABLE or module in shadowing) and _root_entry(path, root) not in base_names:
                 return f"a new top-level module {module!r} that shadows the installed one"
     return None

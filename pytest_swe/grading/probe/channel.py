@@ -17,6 +17,7 @@ import pytest
 from pytest_swe.grading.probe.compiled import GradedAudit  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.compiled import code_key  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.compiled import reference_code  # replaced by compiled.py when shipped
+from pytest_swe.grading.probe.compiled import repository_relpath  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
@@ -104,16 +105,7 @@ def _sha(path):
         return None
 
 
-_BASE = REPO if os.path.isabs(REPO) else os.getcwd()
-
-
-def _rel(path):
-    """A path as the plan names graded files: from the repository, whatever directory a test
-    changed to (``pytester`` runs each test in a directory of its own)."""
-    try:
-        return os.path.relpath(os.path.abspath(str(path)), _BASE)
-    except Exception:
-        return str(path)
+_rel = repository_relpath(REPO)
 
 
 def pytest_configure(config):
@@ -235,7 +227,7 @@ def _first_run(rel, code, codes):
         _AS_SOURCE[rel] = (None, None)
 
 
-_AUDIT = GradedAudit(GRADED, _rel, _first_run, code_tree)
+_AUDIT = GradedAudit(GRADED, _rel, code_tree, _first_run)
 if hasattr(sys, "addaudithook"):
     sys.addaudithook(_AUDIT)
 
@@ -301,12 +293,12 @@ def _graded_file(pyfuncitem):
     return path, rel if rel in GRADED else None
 
 
-def _defined(pyfuncitem):
+def _defined(pyfuncitem, graded):
     """Whether the function pytest calls for a test of a graded file is the plain ``def`` the file
     has for it (None when that cannot be said: decorated, bound twice, inherited, not graded).
     Package code can swap a test module's functions for wrappers after the module ran and before
-    pytest collects them; the file on disk stays as it was."""
-    path, rel = _graded_file(pyfuncitem)
+    pytest collects them; the file on disk stays as it was. ``graded``: :func:`_graded_file`."""
+    path, rel = graded
     if rel is None:
         return None
     name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
@@ -498,7 +490,7 @@ def _has_xfail_marker(item):
     return bool(getter and getter("xfail"))
 
 
-def _watch(pyfuncitem, state):
+def _watch(pyfuncitem, state, graded_file):
     """Wrap the test function so the channel knows it really ran (not only that a hook said so)."""
     original = getattr(pyfuncitem, "obj", None)
     if original is None or not callable(original) or inspect.iscoroutinefunction(original):
@@ -506,7 +498,7 @@ def _watch(pyfuncitem, state):
     if inspect.isasyncgenfunction(original) if hasattr(inspect, "isasyncgenfunction") else False:
         return None
 
-    path, rel = _graded_file(pyfuncitem)
+    path, rel = graded_file
     graded = rel is not None
 
     def looked():
@@ -557,11 +549,12 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_pyfunc_call(pyfuncitem):
     state = {"entered": False}
+    graded = _graded_file(pyfuncitem)
     try:
-        defined = _defined(pyfuncitem)
+        defined = _defined(pyfuncitem, graded)
     except Exception:
         defined = None
-    original = _watch(pyfuncitem, state)
+    original = _watch(pyfuncitem, state, graded)
     try:
         outcome = yield
     finally:
@@ -593,11 +586,7 @@ def pytest_pyfunc_call(pyfuncitem):
         record["builtins_shadowed"] = state["shadowed"]
     if _AUDIT.raw:
         record["raw_memory"] = list(_AUDIT.raw)
-    try:
-        as_source = _AS_SOURCE.get(_graded_file(pyfuncitem)[1] or "", (None, None))[0]
-    except Exception:
-        as_source = None
-    if as_source is False:
+    if _AS_SOURCE.get(graded[1] or "", (None, None))[0] is False:
         record["as_source"] = False
     if state.get("helpers"):
         record["helpers_replaced"] = state["helpers"]

@@ -5,10 +5,12 @@
 # runs first, a plugin, a module imported at start-up) can change how it compiles: wrap the
 # parser or the loader so the failing tests get an empty body, the file on disk untouched. The
 # channel compiles the file's source again with what it took at its own start (the built-in
-# compile, the runner's rewriting of asserts) and compares the two, and notes each code object's
-# bytecode as it first ran: a test whose code was rewritten in place later shows too.
+# compile, the runner's rewriting of asserts) and compares the two. Its audit hook also notes
+# ctypes reaching into the memory of a built-in type or of a graded file's code, which changes
+# no name or identity any other check compares (bytecode rewritten in place, a type's slots).
 import builtins
 import contextlib
+import os
 
 _COMPILE = builtins.compile
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST
@@ -162,6 +164,20 @@ def raw_access(event, args, ranges):
     return None
 
 
+def repository_relpath(repo):
+    """``rel(path)``: a path as plans name graded files, from the repository (``repo``, else the
+    working directory now), whatever directory a test changes to later (pytester's own)."""
+    base = repo if os.path.isabs(repo) else os.getcwd()
+
+    def rel(path):
+        try:
+            return os.path.relpath(os.path.abspath(str(path)), base)
+        except Exception:
+            return str(path)
+
+    return rel
+
+
 def builtin_types():
     import sys
 
@@ -174,12 +190,12 @@ def builtin_types():
 
 class GradedAudit:
     """A Python audit hook (3.8+; once added, nothing in the process can remove it) for a result
-    channel: ``first_run(rel, code, codes)`` is called with the code each graded file first runs as
-    (as the import system, or pytest's rewriting of asserts, runs it) and ``tree(code)``, every code
-    object nested in it; ``raw`` lists what ctypes
-    reached into among the built-in types and those files' code objects."""
+    channel: ``first_run(rel, code, codes)``, when given, is called with the code each graded file
+    first runs as (as the import system, or pytest's rewriting of asserts, runs it) and
+    ``tree(code)``, every code object nested in it; ``raw`` lists what ctypes reached into among
+    the built-in types and those files' code objects."""
 
-    def __init__(self, graded, rel, first_run, tree):
+    def __init__(self, graded, rel, tree, first_run=None):
         self.graded = graded
         self.rel = rel
         self.first_run = first_run
@@ -216,6 +232,7 @@ class GradedAudit:
                 if not hasattr(c, "co_qualname"):
                     parts.append(c.co_code)
                 self.ranges.add((part, what) for part in parts)
-            self.first_run(rel, code, codes)
+            if self.first_run is not None:
+                self.first_run(rel, code, codes)
         except Exception:
             pass

@@ -677,15 +677,21 @@ def _in_stdlib(real):
 _realpaths = {}
 
 
+def _real(source):
+    """``os.path.realpath``, once per file: the checks ask for the same few files again and again."""
+    real = _realpaths.get(source)
+    if real is None:
+        real = _realpaths[source] = os.path.realpath(source)
+    return real
+
+
 def _judge_helper(name, value, homes):
     if value is None or name in _helpers["noted"]:
         return
     source = source_of(value)
     if not isinstance(source, str) or not source:
         return
-    real = _realpaths.get(source)
-    if real is None:
-        real = _realpaths[source] = os.path.realpath(source)
+    real = _real(source)
     if any(home and real.startswith(home) for home in homes):
         return  # the runner's own code, even where the repository is the runner
     rel = _patched_rel(source)
@@ -852,8 +858,7 @@ def _check_streams():
         source = _source_file(type(stream)) or source_of(getattr(stream, "write", None))
         if not isinstance(source, str) or not source:
             continue
-        real = os.path.realpath(source)
-        if any(real.startswith(home) for home in homes):
+        if any(_real(source).startswith(home) for home in homes):
             continue
         where = _patched_rel(source)
         if where is not None:

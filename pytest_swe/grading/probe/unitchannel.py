@@ -5,11 +5,11 @@
 #
 # Python 3.5 and newer, standard library only, no f-strings.
 import json
-import os
 import sys
 import unittest
 
 from pytest_swe.grading.probe.compiled import GradedAudit  # replaced by compiled.py when shipped
+from pytest_swe.grading.probe.compiled import repository_relpath  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
@@ -17,21 +17,8 @@ from pytest_swe.grading.probe.record import write_record  # replaced by record.p
 OUT = "@OUT@"
 GRADED = json.loads("""@GRADED@""")
 REPO = "@REPO@"
-_BASE = REPO if os.path.isabs(REPO) else os.getcwd()
-
-
-def _rel(path):
-    try:
-        return os.path.relpath(os.path.abspath(str(path)), _BASE)
-    except Exception:
-        return str(path)
-
-
-def _first_run(rel, code, codes):
-    """Nothing more: whether a file ran as its source compiles is the equality watch's to say."""
-
-
-_AUDIT = GradedAudit(GRADED, _rel, _first_run, code_tree)
+# Whether a file ran as its source compiles is the equality watch's to say: no first_run here.
+_AUDIT = GradedAudit(GRADED, repository_relpath(REPO), code_tree)
 if hasattr(sys, "addaudithook"):
     sys.addaudithook(_AUDIT)
 
