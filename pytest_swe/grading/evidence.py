@@ -483,8 +483,8 @@ def _equal_to(kind: Any) -> str:
 def read_watch(results: ProbeResults) -> list[Finding]:
     """Classes of the patched files that compare equal to anything (results that pass any assertion),
     ``unittest.mock.ANY`` compared in a test that never names it, the runner's assertion helpers
-    replaced by patched code, and test functions of the graded files replaced in memory (tests
-    that pass whatever they assert)."""
+    replaced by patched code or their settings changed, and test functions of the graded files
+    replaced in memory (tests that pass whatever they assert)."""
     seen: dict[str, dict[str, Any]] = {}
     for record in results.watch:
         if record.get("ev") == "equal-to-anything":
@@ -521,6 +521,16 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                 "runner-helper",
                 f"{path} replaced the test runner's {', '.join(names)} while the tests ran: a test that"
                 " expects an error or asserts through it passes whatever the code does",
+            )
+        )
+    changed = sorted({str(r.get("name")) for r in results.watch if r.get("ev") == "helper-changed"})
+    if changed:
+        found.append(
+            evidence(
+                "runner-helper",
+                f"the test runner's {', '.join(changed[:5])} changed while the tests ran: its helpers then"
+                " accept what they reject as shipped (a tolerance, a default argument, the error a failed"
+                " assert raises)",
             )
         )
     streams = sorted(

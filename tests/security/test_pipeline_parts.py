@@ -2411,7 +2411,9 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
 
 PLAIN_CLASSES = """
 import dataclasses
+import functools
 import gc
+import operator
 
 
 class Meta(type):
@@ -2545,6 +2547,65 @@ class Late(object):
     pass
 
 
+class DelGuarded(object):
+    # Answers only for its own type (so never for a stranger), and has __del__.
+    __slots__ = ("_v",)
+
+    def __eq__(self, other):
+        if type(self) is not DelGuarded:
+            return NotImplemented
+        return True
+
+    def __del__(self):
+        self._v.close()
+
+
+class Counted(object):
+    # Honest: counts its live instances, compares a field, and closes on __del__.
+    live = 0
+
+    def __init__(self, v):
+        Counted.live += 1
+        self.v = v
+
+    def __eq__(self, other):
+        return isinstance(other, Counted) and self.v == other.v
+
+    def __del__(self):
+        Counted.live -= 1
+
+
+class Angle(object):
+    # __eq__ with no code of its own, the class naming the standard library as its module.
+    __module__ = "fractions"
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    __eq__ = functools.partialmethod(operator.is_not)
+
+
+Codeless = type(
+    "Codeless", (), {"__eq__": functools.partialmethod(operator.is_not), "__module__": "fractions", "__slots__": ()}
+)
+Static = type(
+    "Static", (), {"__eq__": staticmethod(functools.partial(operator.is_not, None)), "__module__": "json"}
+)
+
+
+class Ordered(object):
+    # Honest: __eq__ a partialmethod of its own comparison.
+    def __init__(self, v):
+        self.v = v
+
+    def _compare(self, op, other):
+        return isinstance(other, Ordered) and op(self.v, other.v)
+
+    __eq__ = functools.partialmethod(_compare, operator.eq)
+    __hash__ = object.__hash__
+
+
 gc.collect()  # Late is checked here, with no __eq__ of its own yet
 Late.__eq__ = lambda self, other: True
 Late.__hash__ = object.__hash__
@@ -2595,10 +2656,13 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
     calls ``__eq__`` with a stranger for ``self`` against a stranger and a value of each builtin
     type, then on a bare instance against the strangers: honest ``__eq__`` (fields, defaults,
     ``vars``, a type check, a dataclass's, a null object equal to ``None``, a version equal to its
-    string) answer no or raise; a class with ``__del__`` is judged without an instance (its
-    ``__del__`` would print into the test's output); an ``__eq__`` put on a class after it was
-    checked, a metaclass hiding the class's namespace, and a ``__module__`` naming another module
-    (the ``__eq__``'s code keeps its file) do not hide it."""
+    string, a ``partialmethod`` of its own comparison) answer no or raise; a class with ``__del__``
+    is judged on a bare instance too, kept until exit so that its ``__del__`` neither prints nor
+    changes what the tests see (an honest instance count); an ``__eq__`` put on a class after it
+    was checked, a metaclass hiding the class's namespace, a ``__module__`` naming another module
+    (the code of ``__eq__`` or of another method keeps its file), and an ``__eq__`` with no code of
+    its own (``partialmethod(operator.is_not)``, on a class with or without other methods) do not
+    hide it."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text(PLAIN_CLASSES)
@@ -2611,7 +2675,11 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "assert pkg.Null() == None and pkg.Versioned.parse('1.2') == '1.2' and pkg.AnyNumber() == 3\n"
         "assert pkg.Truthy() == 3 and pkg.Guarded() == 3 and pkg.Hidden() == 3 and pkg.Late() == 3\n"
         "assert pkg.Spoofed() == 3\n"
+        "assert pkg.Angle(1.0) == 3 and pkg.Codeless() == 3 and pkg.Static() == 3\n"
+        "d = pkg.DelGuarded(); d._v = open(__import__('os').devnull); assert d == 3; del d\n"
+        "c = pkg.Counted(1); assert c == pkg.Counted(1) and pkg.Ordered(1) == pkg.Ordered(1); del c\n"
         "gc.collect()\n"
+        "assert pkg.Counted.live == 0, pkg.Counted.live  # no bare instance was let go while it ran\n"
         "assert pkg.via_meta([1]) == 99  # the only class this young: of a metaclass made long before\n"
         "gc.collect()\n"
     )
@@ -2626,9 +2694,15 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
     )
     assert sorted(str(f) for f in ev.read_watch(results)) == [
+        "equal-to-anything: no file (a class without code naming fractions as its module): Codeless is a"
+        " plain class and compares equal to anything",
+        "equal-to-anything: no file (a class without code naming json as its module): Static is a plain"
+        " class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Angle is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: AnyNumber is a plain class and compares equal to any int"
         " (a value it was never given)",
         "equal-to-anything: pkg/__init__.py: Closing is a plain class and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: DelGuarded is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Guarded is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Hidden is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Late is a plain class and compares equal to anything",
@@ -2638,7 +2712,10 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "equal-to-anything: pkg/__init__.py: Truthy is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: ViaMeta is a plain class and compares equal to anything",
     ]
-    assert not (tmp_path / "none.jsonl").exists()
+    # A patch that left the package alone: only the classes with no code, which no module holds
+    # where they say they live, are judged (no file can be named for them).
+    control = [json.loads(line) for line in (tmp_path / "none.jsonl").read_text().splitlines()]
+    assert sorted(r["cls"] for r in control) == ["Codeless", "Static"], control
 
 
 def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) -> None:
@@ -2826,12 +2903,13 @@ def test_equality_watch_sees_the_runner_s_machinery_and_output_replaced(
     tmp_path: Path, hostile: bool
 ) -> None:
     """Package code that gives every test class a ``_callTestMethod`` swallowing what the tests raise
-    (through ``TestCase.__init_subclass__``), makes ``RaisesContext.__exit__`` take no error as
-    success, and puts a filter of its own in place of ``sys.stdout`` (a runner with no result channel
+    (through ``TestCase.__init_subclass__``), makes ``RaisesContext.__exit__`` and unittest's
+    ``_AssertRaisesContext.__exit__`` take no error as success, swallows errors in unittest's
+    ``_Outcome.testPartExecutor`` (a ``contextmanager``, as unittest's own is), and puts a filter of its own in place of ``sys.stdout`` (a runner with no result channel
     is graded from that output alone): each is noted, with the patched file that did it."""
     hostile_code = textwrap.dedent(
         """
-        import sys, unittest
+        import contextlib, sys, unittest
         import pytest
 
 
@@ -2848,6 +2926,18 @@ def test_equality_watch_sees_the_runner_s_machinery_and_output_replaced(
 
         unittest.TestCase.__init_subclass__ = classmethod(_init_subclass)
         type(pytest.raises(ValueError)).__exit__ = lambda self, *exc: True  # RaisesContext, or RaisesExc
+        unittest.case._AssertRaisesContext.__exit__ = lambda self, *exc: True
+
+
+        @contextlib.contextmanager
+        def _part(self, test_case, subTest=False):
+            try:
+                yield
+            except Exception:
+                pass
+
+
+        unittest.case._Outcome.testPartExecutor = _part
 
 
         class _Filter:
@@ -2882,10 +2972,103 @@ def test_equality_watch_sees_the_runner_s_machinery_and_output_replaced(
         assert helpers == [] and streams == [], records
         return
     assert "unittest.TestCase.__init_subclass__" in helpers, records
+    assert "unittest.case._AssertRaisesContext.__exit__" in helpers, records
+    assert "unittest.case._Outcome.testPartExecutor" in helpers, records
     assert any(name.endswith((".RaisesContext.__exit__", ".RaisesExc.__exit__")) for name in helpers), records
     assert streams == ["sys.stdout"], records
     found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
     assert any("pkg/__init__.py replaced sys.stdout" in f for f in found), found
+
+
+RUNNER_SETTINGS = """
+import unittest
+import pytest
+
+try:
+    from _pytest.approx import ApproxScalar
+except ImportError:
+    from _pytest.python_api import ApproxScalar
+
+ApproxScalar.DEFAULT_ABSOLUTE_TOLERANCE = float("inf")
+pytest.approx.__defaults__ = (float("inf"),) + pytest.approx.__defaults__[1:]
+unittest.TestCase.failureException = pytest.xfail.Exception
+"""
+"""Package code that changes no code of the runner, only its settings: ``approx`` with an infinite
+tolerance, and a failed unittest assert raising pytest's ``XFailed`` (an expected failure)."""
+
+
+HYBRID_FAILURE = """
+import unittest.case
+
+# An assertion error that is also unittest's signal to stop quietly (a test part that raises it passes).
+unittest.TestCase.failureException = type("Hybrid", (AssertionError, unittest.case._ShouldStop), {})
+"""
+
+
+@pytest.mark.parametrize("hostile", ["settings", "hybrid", ""])
+def test_equality_watch_sees_the_runner_s_settings_changed(tmp_path: Path, hostile: str) -> None:
+    """The runner's settings as its own modules made them are taken when each module's code ends,
+    before the code under test can reach it; one changed while the tests ran is noted. Settings
+    honest suites change (``maxDiff``, ``longMessage``, a test class's own ``failureException``,
+    ``TestCase.failureException`` made another assertion error) are not."""
+    honest = (
+        "import unittest\nunittest.TestCase.maxDiff = None\nunittest.TestCase.longMessage = False\n"
+        "class UnicodeAssertionError(AssertionError):\n    pass\n"
+        "unittest.TestCase.failureException = UnicodeAssertionError\n"
+    )
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        "def degree(p):\n    return len(p) - 1\n"
+        + honest
+        + {"settings": RUNNER_SETTINGS, "hybrid": HYBRID_FAILURE, "": ""}[hostile]
+    )
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text(
+        textwrap.dedent(
+            """
+            import unittest
+            import pytest
+            from pkg import degree
+
+
+            def test_approx():
+                assert degree([1, 2, 0]) == pytest.approx(1)
+
+
+            class Case(unittest.TestCase):
+                def test_equal(self):
+                    self.assertEqual(degree([1, 2, 0]), 1)
+
+
+            class Own(unittest.TestCase):
+                failureException = ValueError
+
+                def test_own(self):
+                    self.assertEqual(degree([1]), 0)
+            """
+        )
+    )
+    (repo / "run.py").write_text(
+        "import sys, pytest\nsys.exit(pytest.main([sys.argv[1], '-rA', '-p', 'no:cacheprovider']))\n"
+    )
+    output, records = _run_watched(tmp_path, repo)
+    assert ("PASSED pkg/tests/test_deg.py::test_approx" in output) == (hostile == "settings"), output
+    case = {"settings": "XFAIL", "hybrid": "PASSED", "": "FAILED"}[hostile]
+    assert f"{case} pkg/tests/test_deg.py::Case::test_equal" in output, output
+    assert "PASSED pkg/tests/test_deg.py::Own::test_own" in output, output
+    changed = sorted(r["name"] for r in records if r["ev"] == "helper-changed")
+    if not hostile:
+        assert changed == [], records
+        return
+    if hostile == "hybrid":
+        assert changed == ["unittest.TestCase.failureException"], records
+        return
+    assert "unittest.TestCase.failureException" in changed, changed
+    assert "pytest.approx.__defaults__" in changed, changed
+    assert any(name.endswith(".ApproxScalar.DEFAULT_ABSOLUTE_TOLERANCE") for name in changed), changed
+    found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
+    assert any(f.startswith("runner-helper: the test runner's ") for f in found), found
 
 
 @pytest.mark.parametrize("runner", sorted(_NAMESPACE_RUNNERS))

@@ -17,12 +17,14 @@
 #
 # Python 3.5 and newer, standard library only, no f-strings.
 import atexit
+import functools
 import gc
 import json
 import os
 import re
 import sys
 import time
+import types
 import weakref
 from _thread import get_ident as _get_ident
 
@@ -362,18 +364,80 @@ def _as_source(rel, code):
         _inside[0] = False
 
 
+_FUNCTION = types.FunctionType
+_BOUND = types.MethodType
+_PARTIALS = (functools.partial, functools.partialmethod)
+_CODELESS = _PARTIALS + (staticmethod, classmethod, types.BuiltinFunctionType)
+"""The kinds of ``__eq__`` a class can have without code of its own (``partialmethod(operator.is_not)``)."""
+
+
+def _codes_of(value, depth=0):
+    """The code objects a class member runs: a function's (and what it wraps), a method's, a static
+    or class method's, a ``partial``'s or ``partialmethod``'s function's, a property's accessors',
+    or a callable object's class's ``__call__`` and ``__get__``. Only these types' own attributes
+    are read: a member's ``__getattr__`` (a mock's makes children) never runs."""
+    if depth > 3:
+        return
+    if isinstance(value, _FUNCTION):
+        yield value.__code__
+        wrapped = value.__dict__.get("__wrapped__")
+        if wrapped is not None:
+            for code in _codes_of(wrapped, depth + 1):
+                yield code
+        return
+    if isinstance(value, (staticmethod, classmethod, _BOUND)):
+        inner = (value.__func__,)
+    elif isinstance(value, _PARTIALS):
+        inner = (value.func,)
+    elif isinstance(value, property):
+        inner = (value.fget, value.fset, value.fdel)
+    elif isinstance(value, type):
+        return
+    else:
+        space = _own_dict(type(value))  # a C type's own slots are wrappers, with no code to find
+        inner = [f for f in (space.get("__call__"), space.get("__get__")) if isinstance(f, _FUNCTION)]
+    for part in inner:
+        if part is not None:
+            for code in _codes_of(part, depth + 1):
+                yield code
+
+
 def _patched_file(cls, equal=None):
-    """The patched file that defines ``cls`` (by its module), or whose code its ``equal`` runs: a
-    class can name any module in ``__module__``, its methods' code keeps the file it came from."""
+    """The patched file that defines ``cls``, by its module or by the code of its ``equal`` or any
+    other member (a class can name any module in ``__module__``, and its ``__eq__`` can be a
+    ``partialmethod`` of a builtin, with no code; its methods' code keeps the file it came from).
+    A class none of whose members has code, with such an ``__eq__``, that the module it names does
+    not hold is judged too, as placed nowhere: honest code gives a class it writes some method."""
     module = sys.modules.get(getattr(cls, "__module__", None) or "")
     path = getattr(module, "__file__", None)
     rel = _patched_rel(path) if isinstance(path, str) and path else None
-    if rel is None and equal is not None:
-        code = getattr(getattr(equal, "__func__", equal), "__code__", None)
-        name = getattr(code, "co_filename", None)
-        if isinstance(name, str) and name:
-            rel = _patched_rel(name)
-    return rel
+    if rel is not None:
+        return rel
+    members = list(_own_dict(cls).values())
+    coded = False
+    for value in ([equal] if equal is not None else []) + members:
+        for code in _codes_of(value):
+            coded = True
+            name = code.co_filename
+            rel = _patched_rel(name) if isinstance(name, str) and name else None
+            if rel is not None:
+                return rel
+    if not coded and isinstance(equal, _CODELESS) and not _held(cls):
+        return "no file (a class without code naming %s as its module)" % (getattr(cls, "__module__", None),)
+    return None
+
+
+def _held(cls):
+    """Whether the module a class names holds it under its qualified name (read from dictionaries:
+    no module ``__getattr__`` runs)."""
+    space = getattr(sys.modules.get(getattr(cls, "__module__", None) or ""), "__dict__", None)
+    value = None
+    for part in str(getattr(cls, "__qualname__", "")).split("."):
+        if not isinstance(space, dict):
+            return False
+        value = space.get(part)
+        space = _own_dict(value) if isinstance(value, type) else None
+    return value is cls
 
 
 class _Stranger(object):
@@ -432,12 +496,23 @@ _ANYTHING = _SENTINELS[1:2]
 ``None``, as its own field is."""
 
 
-def _equal_to(equal, instance, sentinels=_SENTINELS):
-    """The first sentinel ``equal(instance, sentinel)`` answers truthy (``assert`` and
+def _bound(equal, instance, cls):
+    """``equal`` as ``instance == other`` calls it: bound through its type's ``__get__`` (a function
+    takes ``self``, a ``partialmethod`` its arguments, a static method nothing), else as found."""
+    get = getattr(type(equal), "__get__", None)
+    return equal if get is None else get(equal, instance, cls)
+
+
+def _equal_to(equal, instance, cls, sentinels=_SENTINELS):
+    """The first sentinel ``instance == sentinel`` through ``equal`` answers truthy (``assert`` and
     ``assertEqual`` take any truthy answer), else None; a raise or ``NotImplemented`` is a no."""
+    try:
+        compare = _bound(equal, instance, cls)
+    except Exception:
+        return None
     for kind, other in sentinels:
         try:
-            answer = equal(instance, other)
+            answer = compare(other)
             if answer is None or answer is NotImplemented or answer is False:
                 continue
             if bool(answer):
@@ -447,21 +522,49 @@ def _equal_to(equal, instance, sentinels=_SENTINELS):
     return None
 
 
+_kept = []
+"""Bare instances of classes with ``__del__``, kept alive until the process ends."""
+
+
 def _plain_equal_to(cls, equal):
     """What a plain class's ``__eq__`` answers yes to. First called with a stranger for ``self``
     (a plain function takes any ``self``): every field it reads is one that equals nothing, so
     fields compared with defaults (``getattr(self, f, None) == getattr(other, f, None)``) say no,
     and no instance is made, so no ``__init__`` or ``__del__`` of the class runs. Then on a bare
     instance (made without ``__init__``: an honest ``__eq__`` that reads a field meets none and
-    raises) against the strangers only, unless the class has ``__del__``: it would run on the bare
-    instance, in the code under test's process."""
-    kind = _equal_to(equal, _Stranger())
+    raises) against the strangers only: an ``__eq__`` that answers only for its own type
+    (``type(self) is Proxy``) meets it there. A class with ``__del__`` (a proxy can add one to be
+    passed over) keeps its bare instance until the process ends, so that ``__del__`` runs, if at
+    all, only after the tests and the watch's last look, its errors unprinted."""
+    kind = _equal_to(equal, _Stranger(), cls)
     if kind is not None:
         return kind
+    bare = object.__new__(cls)
     for klass in cls.__mro__[:-1]:
-        if "__del__" in klass.__dict__:
-            return None
-    return _equal_to(equal, object.__new__(cls), _ANYTHING)
+        if "__del__" in _own_dict(klass):
+            _kept.append(bare)
+            break
+    return _equal_to(equal, bare, cls, _ANYTHING)
+
+
+def _release():
+    """Lets the bare instances go at exit, after the last look, with the errors their ``__del__``
+    raises (it finds no fields) unprinted: nothing the tests print or report is still to come."""
+    hook = getattr(sys, "unraisablehook", None)
+    if hook is not None:
+        sys.unraisablehook = lambda unraisable: None
+    try:
+        del _kept[:]
+    except Exception:
+        pass
+    finally:
+        if hook is not None:
+            sys.unraisablehook = hook
+
+
+def _at_exit():
+    _scan(True, True)
+    _release()
 
 
 _flags = type.__dict__["__flags__"].__get__
@@ -498,7 +601,7 @@ def _check(cls, base):
     if rel is None:
         return
     try:
-        kind = _plain_equal_to(cls, equal) if base is object else _equal_to(equal, base())
+        kind = _plain_equal_to(cls, equal) if base is object else _equal_to(equal, base(), cls)
     except Exception:
         return
     if kind is not None:
@@ -688,12 +791,20 @@ def _real(source):
 def _judge_helper(name, value, homes):
     if value is None or name in _helpers["noted"]:
         return
-    source = source_of(value)
-    if not isinstance(source, str) or not source:
-        return
-    real = _real(source)
-    if any(home and real.startswith(home) for home in homes):
-        return  # the runner's own code, even where the repository is the runner
+    for _ in range(4):
+        source = source_of(value)
+        if not isinstance(source, str) or not source:
+            return
+        real = _real(source)
+        if any(home and real.startswith(home) for home in homes):
+            return  # the runner's own code, even where the repository is the runner
+        # A wrapper of the standard library's (``contextlib.contextmanager``'s, on the runner's
+        # ``testPartExecutor``) is judged by what it wraps.
+        function = getattr(value, "__func__", value)
+        wrapped = function.__dict__.get("__wrapped__") if isinstance(function, _FUNCTION) else None
+        if wrapped is None or not _in_stdlib(real):
+            break
+        value = wrapped
     rel = _patched_rel(source)
     if rel is None and _in_stdlib(real):
         # No helper of the runner is the standard library's (``contextlib.suppress`` as
@@ -728,6 +839,12 @@ def _check_helpers(final=False):
         for name, value in list(_own_dict(testcase).items()):
             if name.startswith(("assert", "fail")) or name in _CASE_MACHINERY:
                 _judge_helper("unittest.TestCase." + name, value, homes)
+        for module_name, names in _UNITTEST_CLASSES:
+            space = getattr(sys.modules.get(module_name), "__dict__", None)
+            for cls in [space.get(n) for n in names] if isinstance(space, dict) else ():
+                if isinstance(cls, type):
+                    for name, value in list(_own_dict(cls).items()):
+                        _judge_helper(module_name + "." + cls.__name__ + "." + name, value, homes)
         # A graded test class's own assert methods and the ones unittest calls a test through:
         # given to it by package code, they stand in for unittest's in its tests alone.
         for namespace, rel, _, _ in list(_graded_namespaces()):
@@ -737,6 +854,18 @@ def _check_helpers(final=False):
                         if name.startswith(("assert", "fail")) or name in _CASE_MACHINERY:
                             _judge_helper(rel + ": " + value.__name__ + "." + name, member, homes)
 
+
+_UNITTEST_CLASSES = (
+    (
+        "unittest.case",
+        ("_Outcome", "_AssertRaisesBaseContext", "_AssertRaisesContext", "_AssertWarnsContext"),
+    ),
+    ("unittest._log", ("_AssertLogsContext",)),
+    ("unittest.result", ("TestResult",)),
+)
+"""unittest's classes a test's outcome passes through: ``assertRaises``'s context (its ``__exit__``
+made to take no error as success), ``_Outcome.testPartExecutor`` (made to swallow what a test
+raises), the result a failure is added to."""
 
 _CASE_MACHINERY = frozenset(
     (
@@ -792,16 +921,159 @@ def _watch_wildcards():
         pass
 
 
-class _AfterMock(object):
-    """Finds nothing itself: when ``unittest.mock`` is imported, the loader another finder gives it
-    runs :func:`_watch_wildcards` right after the module's code (a runner that allocates little
-    may have no garbage collection between that import and the tests' comparisons)."""
+# --- the runner's settings: what its helpers decide with, besides their code ----------------------
+
+_PLAIN = (int, float, complex, str, bytes, bool, type(None))
+_settings = {}
+"""``label -> (read, value, judge)``: each runner setting as its module's own code left it, how to
+read it again (from own dictionaries and function fields: no code of the patch runs), and whether
+a value read is acceptable (``judge(now, value)``)."""
+_CASE_SETTINGS = ("failureException",)
+"""``TestCase``'s settings that decide an outcome (``failureException = XFailed`` makes a failed
+assert an expected failure); ``maxDiff`` and ``longMessage`` only shape messages, and honest
+suites set them."""
+
+
+def _honest_failure(now, value):
+    """Whether ``TestCase.failureException`` is still an assertion error, as suites that set it make
+    it (a ``UnicodeAssertionError``, a debugger's): not one of the runner's signals for a skip, an
+    expected failure or a stop, which a failed assert would then raise."""
+    if now is value:
+        return True
+    if not isinstance(now, type) or not issubclass(now, AssertionError):
+        return False
+    signals = [KeyboardInterrupt, SystemExit, GeneratorExit]
+    for module_name, name in _SIGNALS:
+        signal = getattr(sys.modules.get(module_name), name, None)
+        if isinstance(signal, type):
+            signals.append(signal)
+    return not issubclass(now, tuple(signals))
+
+
+_SIGNALS = (
+    ("_pytest.outcomes", "OutcomeException"),
+    ("unittest.case", "SkipTest"),
+    ("unittest.case", "_ShouldStop"),
+    ("unittest.case", "_UnexpectedSuccess"),
+)
+
+
+def _plain(value):
+    return type(value) in _PLAIN or (
+        type(value) is tuple and all(type(v) in _PLAIN or type(v) is _Same for v in value)
+    )
+
+
+def _same(a, b):
+    return a is b or (type(a) is type(b) and _plain(a) and a == b)
+
+
+def _function_settings(label, function, found):
+    """A function's default arguments: ``approx(expected, rel=None, abs=None)`` with ``rel`` given
+    a default of ``inf`` accepts any number, and no code changed."""
+    if not isinstance(function, _FUNCTION):
+        return
+    found[label + ".__defaults__"] = (lambda f=function: f.__defaults__, function.__defaults__, _same)
+    # A dict, changed in place or replaced: its items, each compared by identity.
+    found[label + ".__kwdefaults__"] = (
+        lambda f=function: _items(f.__kwdefaults__),
+        _items(function.__kwdefaults__),
+        _same,
+    )
+
+
+def _items(mapping):
+    return tuple(_Same(item) for item in sorted((mapping or {}).items(), key=lambda item: item[0]))
+
+
+class _Same(object):
+    """A ``(name, default)`` pair equal to another holding the very same default."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item):
+        self.item = item
+
+    def __eq__(self, other):
+        return self.item[0] == other.item[0] and self.item[1] is other.item[1]
+
+    __hash__ = None
+
+
+def _class_settings(label, cls, found, names=None):
+    """A runner class's plain values (``ApproxScalar.DEFAULT_ABSOLUTE_TOLERANCE``), or those named,
+    and its methods' default arguments."""
+    for name, value in list(_own_dict(cls).items()):
+        if names is not None and name not in names:
+            if name.startswith(("assert", "fail")) or name in _CASE_MACHINERY:
+                _function_settings(label + "." + name, value, found)
+            continue
+        if name.startswith("__") and name.endswith("__"):
+            continue
+        if _plain(value) or (names is not None and isinstance(value, type)):
+            found[label + "." + name] = (
+                lambda c=cls, n=name: _own_dict(c).get(n, _settings),
+                value,
+                _honest_failure if name == "failureException" else _same,
+            )
+        else:
+            _function_settings(label + "." + name, value, found)
+
+
+def _take_settings(module_name):
+    """The settings a runner module's own code made, taken as its execution ends (before any code
+    under test can reach the module) or, for one loaded before the watch, as the watch loads."""
+    space = getattr(sys.modules.get(module_name), "__dict__", None)
+    if not isinstance(space, dict):
+        return
+    found = {}
+    if module_name == "unittest.case":
+        case = space.get("TestCase")
+        if isinstance(case, type):
+            _class_settings("unittest.TestCase", case, found, _CASE_SETTINGS)
+    for helper_module, names in RUNNER_HELPERS:
+        if helper_module != module_name:
+            continue
+        for name in names:
+            value = space.get(name)
+            label = module_name + "." + name
+            if isinstance(value, type):
+                _class_settings(label, value, found)
+            else:
+                _function_settings(label, value, found)
+    _settings.update(found)
+
+
+_SETTINGS_MODULES = frozenset(["unittest.case"] + [name for name, _ in RUNNER_HELPERS])
+_changed = set()
+
+
+def _check_settings():
+    """Each runner setting still as its module left it: one changed while the tests ran (by whom
+    cannot be told; no test suite changes its runner's defaults) is noted once."""
+    for label, (read, value, judge) in list(_settings.items()):
+        if label in _changed:
+            continue
+        try:
+            now = read()
+        except Exception:
+            continue
+        if not judge(now, value):
+            _changed.add(label)
+            _write({"ev": "helper-changed", "name": label})
+
+
+class _AfterImport(object):
+    """Finds nothing itself: when a runner module or ``unittest.mock`` is imported, the loader
+    another finder gives it runs the watch's step for it right after the module's code: the
+    settings the module's own code made are taken, ``mock.ANY`` is watched (a runner that
+    allocates little may have no garbage collection between that import and the tests)."""
 
     def __init__(self):
         self.busy = False
 
     def find_spec(self, name, path=None, target=None):
-        if name != "unittest.mock" or self.busy:
+        if self.busy or (name != "unittest.mock" and name not in _SETTINGS_MODULES):
             return None
         self.busy = True
         try:
@@ -817,8 +1089,12 @@ class _AfterMock(object):
 
                 def exec_module(module):
                     run(module)
-                    try:
-                        _watch_wildcards()
+                    try:  # a loader can serve more modules than this one: each by its own name
+                        done = getattr(module, "__name__", None)
+                        if done == "unittest.mock":
+                            _watch_wildcards()
+                        elif done in _SETTINGS_MODULES:
+                            _take_settings(done)
                     except Exception:
                         pass
 
@@ -878,6 +1154,7 @@ def _scan(deep=False, final=False):
         if PATCHED:
             try:
                 _check_helpers(final)
+                _check_settings()
                 if final:
                     _check_streams()
             except Exception:
@@ -925,8 +1202,11 @@ _NAMING_ANY = frozenset(rel for rel in GRADED if _names_any(rel))
 
 
 gc.callbacks.append(_on_collect)
-if PATCHED and "unittest.mock" not in sys.modules:
-    sys.meta_path.insert(0, _AfterMock())
-atexit.register(_scan, True, True)
+if PATCHED:
+    for _name in sorted(_SETTINGS_MODULES):
+        if _name in sys.modules:
+            _take_settings(_name)
+    sys.meta_path.insert(0, _AfterImport())
+atexit.register(_at_exit)
 if (GRADED or PATCHED) and hasattr(sys, "addaudithook"):
     sys.addaudithook(_audit)
