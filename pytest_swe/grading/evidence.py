@@ -523,6 +523,18 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                 " expects an error or asserts through it passes whatever the code does",
             )
         )
+    ran = {r.get("pid"): str(r.get("file")) for r in results.watch if r.get("ev") == "graded-run"}
+    looked = {r.get("pid") for r in results.watch if r.get("ev") == "last-look"}
+    for pid, path in sorted(ran.items(), key=lambda item: str(item[0])):
+        if pid not in looked:
+            found.append(
+                evidence(
+                    "watch-cut-short",
+                    f"the process that ran {path} (pid {pid}) ended without the equality watch's last"
+                    " look (os._exit or a signal, after its exit handlers or before them): what its tests"
+                    " compared was never judged",
+                )
+            )
     changed = sorted({str(r.get("name")) for r in results.watch if r.get("ev") == "helper-changed"})
     if changed:
         found.append(

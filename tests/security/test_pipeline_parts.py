@@ -2786,7 +2786,7 @@ def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) ->
         env={**os.environ, "PYTHONPATH": f"{site}:{repo}"},
         check=True,
     )
-    assert not (tmp_path / "watch.jsonl").exists()
+    assert judged([json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]) == []
 
 
 _NAMESPACE_RUNNERS = {
@@ -2829,6 +2829,17 @@ _NAMESPACE_RUNNERS = {
         """
     ),
 }
+
+
+LIFETIME = ("graded-run", "last-look")
+
+
+def judged(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The watch's records that judge something. The others say a process ran a graded file and
+    that its last look was taken: each process that ran one had its last look."""
+    ran = {r["pid"] for r in records if r["ev"] == "graded-run"}
+    assert ran == {r["pid"] for r in records if r["ev"] == "last-look"}, records
+    return [r for r in records if r["ev"] not in LIFETIME]
 
 
 def _run_watched(
@@ -2995,6 +3006,48 @@ unittest.TestCase.failureException = pytest.xfail.Exception
 """
 """Package code that changes no code of the runner, only its settings: ``approx`` with an infinite
 tolerance, and a failed unittest assert raising pytest's ``XFailed`` (an expected failure)."""
+
+
+_ENDINGS = {
+    "os-exit": "import atexit, gc, os\ngc.disable()\nRUN\natexit.register(os._exit, 0)\n",
+    "threading-exit": "import os, threading\nRUN\nthreading._register_atexit(os._exit, 0)\n",
+    "fork-child": (
+        "import importlib, multiprocessing\nRUN\n"
+        "def again():\n    importlib.reload(t)  # the graded file run in the child too\n    t.test_one()\n"
+        "child = multiprocessing.get_context('fork').Process(target=again)\n"
+        "child.start()\nchild.join()\nprint('child', child.exitcode)\n"
+    ),
+    "normal": "RUN\n",
+}
+
+
+@pytest.mark.parametrize("ending", sorted(_ENDINGS))
+def test_equality_watch_knows_a_test_process_that_ended_before_its_last_look(
+    tmp_path: Path, ending: str
+) -> None:
+    """A process that ran a graded file and ended by ``os._exit`` from an exit handler that runs
+    before the watch's (one registered later, or ``threading``'s), garbage collection off so no
+    look came before, was never judged: its records say so. A fork of it that ends by
+    ``os._exit`` (``multiprocessing``'s children do) and a process that ends as processes do are
+    not."""
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "tests").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "__init__.py").write_text("")
+    (repo / "pkg" / "tests" / "test_deg.py").write_text("def test_one():\n    assert True\n")
+    run = "import pkg.tests.test_deg as t\nt.test_one()\nprint('ran')"
+    (repo / "run.py").write_text(_ENDINGS[ending].replace("RUN", run))
+    output, records = _run_watched(tmp_path, repo)
+    assert "ran" in output, output
+    assert [r["ev"] for r in records if r["ev"] == "graded-run"] == ["graded-run"], records
+    found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
+    if ending in ("os-exit", "threading-exit"):
+        assert len(found) == 1 and found[0].startswith("watch-cut-short: the process that ran"), found
+        assert "pkg/tests/test_deg.py" in found[0], found
+    else:
+        assert found == [], records
+        assert judged(records) == []
+        assert ending != "fork-child" or "child 0" in output, output
 
 
 HYBRID_FAILURE = """
@@ -3253,7 +3306,7 @@ def test_equality_watch_leaves_honest_introspection_alone(tmp_path: Path, runner
     output, records = _run_watched(tmp_path, repo)
     assert ("1 failed, 1 passed" in output) if runner == "pytest" else ("test_wrong F" in output), output
     assert "test_right ok" in output or runner == "pytest", output
-    assert records == []
+    assert judged(records) == []
 
 
 def _pythons() -> list[str]:
@@ -3508,7 +3561,7 @@ def test_equality_watch_survives_collections_that_start_while_a_class_is_built(t
     )
     output, records = _run_watched(tmp_path, repo)
     assert "survived" in output, output
-    assert records == []
+    assert judged(records) == []
 
 
 def test_equality_watch_survives_a_pytest_run_with_collections_every_few_allocations(tmp_path: Path) -> None:
@@ -3580,7 +3633,7 @@ def test_equality_watch_survives_a_pytest_run_with_collections_every_few_allocat
     )
     output, records = _run_watched(tmp_path, repo)
     assert "1 failed, 42 passed" in output, output
-    assert records == []
+    assert judged(records) == []
 
 
 def test_what_code_that_did_it_before_the_patch_does_is_a_note() -> None:

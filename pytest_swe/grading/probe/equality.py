@@ -339,6 +339,7 @@ def _audit(event, args):
         if rel not in _compiled:
             _compiled.add(rel)
             _as_source(rel, code)
+        _ran_graded(rel)
         for namespace in _namespaces(sys._getframe(1), rel):
             # Executed again into the same namespace (a module reloaded): the latest run's code.
             _runs[id(namespace)] = (namespace, rel, path, ids, codes)
@@ -1142,6 +1143,31 @@ def _check_streams():
             _write({"ev": "stream-replaced", "name": "sys." + name, "file": where})
 
 
+_lifetime = {"ran": None, "looked": None, "forked": False}
+"""The process that ran a graded file (its pid), the one whose last look was taken, and whether this
+one is a fork of another (whose end, by ``os._exit``, is its parent's business)."""
+
+
+def _ran_graded(rel):
+    """Notes once per process that it ran a graded file: its end must then come with the watch's
+    last look. A process that runs the tests and leaves by ``os._exit`` or a signal, after turning
+    garbage collection off (no look rides on a collection) or from an exit handler that runs before
+    the watch's (``threading``'s, or one registered later), is never judged by that look; its
+    records show it began the tests and never ended them."""
+    pid = os.getpid()
+    if _lifetime["ran"] != pid and not _lifetime["forked"]:
+        _lifetime["ran"] = pid
+        _write({"ev": "graded-run", "file": rel})
+
+
+def _forked():
+    _lifetime["forked"] = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 def _scan(deep=False, final=False):
     if _busy[0]:
         return
@@ -1163,6 +1189,10 @@ def _scan(deep=False, final=False):
             _young_classes(final)
     finally:
         _busy[0] = False
+    if final and _lifetime["ran"] == os.getpid() and _lifetime["looked"] != os.getpid():
+        # Written after the look: an ``__eq__`` it calls that ends the process leaves no such record.
+        _lifetime["looked"] = os.getpid()
+        _write({"ev": "last-look"})
 
 
 def _in_import_lock():
