@@ -330,6 +330,13 @@ def read_channel(
                     " defines (replaced while the tests ran)",
                 )
             )
+        elif status == "XFAIL" and (sites := _collected_xfail_sites(session, nodeid)):
+            found.append(
+                evidence(
+                    "channel",
+                    f"{test} was given an xfail mark while pytest collected it, by non-test code ({sites[0]})",
+                )
+            )
         elif status == "XFAIL" and call is not None and (sites := _non_test_sites(call.get("xfail_added"))):
             found.append(
                 evidence(
@@ -395,6 +402,17 @@ def _rebound(test: str, status: str, names: list[str]) -> Finding:
 def _is_test_code(path: str) -> bool:
     """A test file or a conftest: code of the tests, not of the code under test."""
     return is_test_path(path) or path.endswith(CONFTEST)
+
+
+def _collected_xfail_sites(session: Session, nodeid: str) -> list[str]:
+    """The repository's non-test files whose code added an xfail mark to the item while pytest
+    collected it (recorded with its setup phase)."""
+    sites: list[Any] = []
+    for phase in session.phases.get(nodeid, []):
+        added = phase.get("xfail_collected")
+        if isinstance(added, list):
+            sites += added
+    return _non_test_sites(sites)
 
 
 def _non_test_sites(sites: object) -> list[str]:
@@ -521,6 +539,30 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                 "runner-helper",
                 f"{path} replaced the test runner's {', '.join(names)} while the tests ran: a test that"
                 " expects an error or asserts through it passes whatever the code does",
+            )
+        )
+    signals = sorted(
+        {
+            (str(r.get("file")), str(r.get("cls")), str(r.get("base")))
+            for r in results.watch
+            if r.get("ev") == "signal-subclass"
+        }
+    )
+    for path, cls, base in signals:
+        found.append(
+            evidence(
+                "runner-helper",
+                f"{path}: {cls} is an exception of the code under test and also the test runner's {base}:"
+                " raised where the code fails, it makes the failing test pass",
+            )
+        )
+    made = {str(r.get("file")) for r in results.watch if r.get("ev") == "approx-made"}
+    for path in sorted(p for p in made if not _is_test_code(p)):  # a test helper's are the tests' own
+        found.append(
+            evidence(
+                "equal-to-anything",
+                f"{path} made pytest.approx objects while the tests ran: a result returned as one compares"
+                " equal to whatever lies within the tolerance it was given",
             )
         )
     ran = {r.get("pid"): str(r.get("file")) for r in results.watch if r.get("ev") == "graded-run"}

@@ -2342,9 +2342,10 @@ def watched_plan(
 
 def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None:
     """Values whose ``==`` is always true pass any assertion, and so do those equal to any value of
-    the type the test expects, or whose ``==`` answers a truthy non-bool; the watch finds their class
-    when the patched files define it, and leaves honest value types (one comparing case-folded
-    text) alone."""
+    the type the test expects, or to any small number, any empty value or any table of some shape,
+    or whose ``==`` answers a truthy non-bool; the watch finds their class when the patched files
+    define it, and leaves honest value types (one comparing case-folded text, one equal to its own
+    number, zero included: the type's empty value is not asked about what it equals itself) alone."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text(
@@ -2370,6 +2371,26 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
                     return isinstance(other, str) and self.lower() == other.lower()
                 __hash__ = str.__hash__
 
+            class Small(float):  # any number a test is likely to expect
+                def __eq__(self, other):
+                    return isinstance(other, (int, float)) and abs(other) < 1e6
+                __hash__ = float.__hash__
+
+            class Falsy(list):  # whatever is empty or zero
+                def __eq__(self, other):
+                    return not other
+                __hash__ = None
+
+            class Table(dict):  # any table of upper-case names
+                def __eq__(self, other):
+                    return isinstance(other, dict) and all(isinstance(k, str) and k.isupper() for k in other)
+                __hash__ = None
+
+            class Ratio(float):  # honest: equal to the same number, 0.0 included
+                def __eq__(self, other):
+                    return isinstance(other, (int, float)) and float(self) == other
+                __hash__ = float.__hash__
+
             def degree(poly):
                 cls = type("int", (int,), {"__eq__": lambda s, o: True, "__hash__": int.__hash__})
                 return cls(len(poly))
@@ -2379,7 +2400,9 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
     _plan, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"])
     code = (
         "import swe_watch_under_test, pkg, gc\nassert pkg.degree([1]) == 99\nassert pkg.Honest(2) == 2\n"
-        "assert pkg.Loose('a') == 'b' and pkg.One(1.0) == 2.0 and pkg.Folded('A') == 'a'\ngc.collect()\n"
+        "assert pkg.Loose('a') == 'b' and pkg.One(1.0) == 2.0 and pkg.Folded('A') == 'a'\n"
+        "assert pkg.Small(1.0) == 3 and pkg.Falsy([1]) == [] and pkg.Table(a=1) == {'A': 2}\n"
+        "assert pkg.Ratio(0.0) == 0 and pkg.Ratio(2.5) != 0\ngc.collect()\n"
     )
     subprocess.run(
         [sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True
@@ -2389,9 +2412,15 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
     )
     found = sorted(str(f) for f in ev.read_watch(results))
     assert found == [
+        "equal-to-anything: pkg/__init__.py: Falsy subclasses list and compares equal to any int"
+        " (a value it was never given)",
         "equal-to-anything: pkg/__init__.py: Loose subclasses str and compares equal to any str"
         " (a value it was never given)",
         "equal-to-anything: pkg/__init__.py: One subclasses float and compares equal to anything",
+        "equal-to-anything: pkg/__init__.py: Small subclasses float and compares equal to any int"
+        " (a value it was never given)",
+        "equal-to-anything: pkg/__init__.py: Table subclasses dict and compares equal to any dict"
+        " (a value it was never given)",
         "equal-to-anything: pkg/__init__.py: int subclasses int and compares equal to anything",
     ]
     plan_unpatched = probe.plan_for(
@@ -2594,6 +2623,20 @@ Static = type(
 )
 
 
+class NAType(object):
+    # Honest: missing-value semantics, as pandas.NA's: == gives NA back, whose truth is undefined.
+    def __eq__(self, other):
+        return self
+
+    def __bool__(self):
+        raise TypeError("boolean value of NA is ambiguous")
+
+    __hash__ = object.__hash__
+
+
+NA = NAType()
+
+
 class Ordered(object):
     # Honest: __eq__ a partialmethod of its own comparison.
     def __init__(self, v):
@@ -2675,7 +2718,7 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "assert pkg.Null() == None and pkg.Versioned.parse('1.2') == '1.2' and pkg.AnyNumber() == 3\n"
         "assert pkg.Truthy() == 3 and pkg.Guarded() == 3 and pkg.Hidden() == 3 and pkg.Late() == 3\n"
         "assert pkg.Spoofed() == 3\n"
-        "assert pkg.Angle(1.0) == 3 and pkg.Codeless() == 3 and pkg.Static() == 3\n"
+        "assert pkg.Angle(1.0) == 3 and pkg.Codeless() == 3 and pkg.Static() == 3 and (pkg.NA == 1) is pkg.NA\n"
         "d = pkg.DelGuarded(); d._v = open(__import__('os').devnull); assert d == 3; del d\n"
         "c = pkg.Counted(1); assert c == pkg.Counted(1) and pkg.Ordered(1) == pkg.Ordered(1); del c\n"
         "gc.collect()\n"
@@ -2920,7 +2963,7 @@ def test_equality_watch_sees_the_runner_s_machinery_and_output_replaced(
     is graded from that output alone): each is noted, with the patched file that did it."""
     hostile_code = textwrap.dedent(
         """
-        import contextlib, sys, unittest
+        import builtins, contextlib, sys, unittest
         import pytest
 
 
@@ -2963,6 +3006,8 @@ def test_equality_watch_sees_the_runner_s_machinery_and_output_replaced(
 
 
         sys.stdout = _Filter(sys.stdout)
+        _print = print
+        builtins.print = lambda *a, **k: _print(*["ok" if x == "F" else x for x in a], **k)
         """
     )
     repo = tmp_path / "repo"
@@ -2986,7 +3031,7 @@ def test_equality_watch_sees_the_runner_s_machinery_and_output_replaced(
     assert "unittest.case._AssertRaisesContext.__exit__" in helpers, records
     assert "unittest.case._Outcome.testPartExecutor" in helpers, records
     assert any(name.endswith((".RaisesContext.__exit__", ".RaisesExc.__exit__")) for name in helpers), records
-    assert streams == ["sys.stdout"], records
+    assert streams == ["builtins.print", "sys.stdout"], records
     found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
     assert any("pkg/__init__.py replaced sys.stdout" in f for f in found), found
 
@@ -3018,6 +3063,12 @@ _ENDINGS = {
         "child.start()\nchild.join()\nprint('child', child.exitcode)\n"
     ),
     "normal": "RUN\n",
+    "fd-replaced": "import os, sys\nRUN\nsys.stdout.flush()\nos.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n",
+    "fd-relayed": (
+        "import atexit, gc, os, sys\nsaved = os.dup(1)\nos.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+        "atexit.register(os.dup2, saved, 1)  # put back before the watch's exit handler, were it first\n"
+        "RUN\ngc.collect()\nsys.stdout.flush()\nos.write(saved, b'ran\\n')\n"
+    ),
 }
 
 
@@ -3029,7 +3080,8 @@ def test_equality_watch_knows_a_test_process_that_ended_before_its_last_look(
     before the watch's (one registered later, or ``threading``'s), garbage collection off so no
     look came before, was never judged: its records say so. A fork of it that ends by
     ``os._exit`` (``multiprocessing``'s children do) and a process that ends as processes do are
-    not."""
+    not. Standard output pointed elsewhere at the end (a filter relaying the runner's output through
+    a pipe of its own) is noted too."""
     repo = tmp_path / "repo"
     (repo / "pkg" / "tests").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text("")
@@ -3044,6 +3096,11 @@ def test_equality_watch_knows_a_test_process_that_ended_before_its_last_look(
     if ending in ("os-exit", "threading-exit"):
         assert len(found) == 1 and found[0].startswith("watch-cut-short: the process that ran"), found
         assert "pkg/tests/test_deg.py" in found[0], found
+    elif ending in ("fd-replaced", "fd-relayed"):
+        assert found == [
+            "runner-helper: code in the test process replaced file descriptor 1 while the tests ran: the"
+            " runner's output says what it writes"
+        ], records
     else:
         assert found == [], records
         assert judged(records) == []
@@ -3429,16 +3486,21 @@ _HELPER_TESTS = textwrap.dedent(
         ("always-equal-mock-any", ["test_honest_any", "test_plain", "test_wrong"]),
         ("raises-from-the-standard-library", ["test_honest_any", "test_raises"]),
         ("test-class-asserts", ["test_honest_any", "test_wrong"]),
+        ("any-in-fraction", ["test_honest_any", "test_plain", "test_wrong"]),
+        ("approx-returned", ["test_honest_any", "test_plain", "test_wrong"]),
+        ("stop-signal-error", ["test_honest_any", "test_wrong"]),
     ],
 )
 def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
     tmp_path: Path, attack: str, passing: list[str]
 ) -> None:
-    """Package code that replaces ``pytest.raises`` or ``TestCase``'s assertion methods, or returns
+    """Package code that replaces ``pytest.raises`` or ``TestCase``'s assertion methods, returns
     the standard library's ``unittest.mock.ANY`` (equal to everything, a class the patch did not
-    write): the tests pass for real, and the watch names what was replaced and where ``ANY`` was
-    compared (in a file that never names ``ANY``); an honest test that uses ``mock.ANY`` itself
-    leaves no record."""
+    write; or compared by a ``Fraction`` holding it), returns pytest's own ``approx`` of a result,
+    or raises an error that is also unittest's ``_ShouldStop``: the tests pass for real, and the
+    watch names what was replaced, where ``ANY`` was compared (in a file that never names ``ANY``,
+    past the standard library's frames), who made the ``approx`` and which error is a signal; an
+    honest test that uses ``mock.ANY`` itself leaves no record."""
     payload = {
         "honest": "",
         "raises-swallowed": QUIET_RAISES,
@@ -3446,6 +3508,9 @@ def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
         "always-equal-mock-any": lenient_payload(MOCK_ANY),
         "raises-from-the-standard-library": _RAISES_FROM_STDLIB,
         "test-class-asserts": _TEST_CLASS_ASSERTS,
+        "any-in-fraction": _ANY_IN_FRACTION,
+        "approx-returned": _APPROX_RETURNED,
+        "stop-signal-error": _STOP_SIGNAL_ERROR,
     }[attack]
     repo = tmp_path / "repo"
     (repo / "pkg" / "tests").mkdir(parents=True)
@@ -3480,7 +3545,12 @@ def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
     else:
         assert replaced == [], records
     wildcards = [r["test"] for r in records if r["ev"] == "wildcard-compared"]
-    assert wildcards == (["pkg/tests/test_deg.py"] if attack == "always-equal-mock-any" else []), records
+    wild = attack in ("always-equal-mock-any", "any-in-fraction")
+    assert wildcards == (["pkg/tests/test_deg.py"] if wild else []), records
+    made = [r["file"] for r in records if r["ev"] == "approx-made"]
+    assert made == (["pkg/__init__.py"] if attack == "approx-returned" else []), records
+    signals = [(r["cls"], r["base"]) for r in records if r["ev"] == "signal-subclass"]
+    assert signals == ([("Invalid", "_ShouldStop")] if attack == "stop-signal-error" else []), records
     found = ev.read_watch(probe.ProbeResults(watch=records))
     assert bool(found) == (attack != "honest") and all(f.severity == "tamper" for f in found), found
     where = (
@@ -3489,6 +3559,45 @@ def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
         else "pkg/__init__.py"
     )
     assert all(r["file"] == where for r in records if r["ev"] == "helper-replaced"), records
+
+
+_ANY_IN_FRACTION = """
+
+import fractions as _fractions
+from unittest import mock as _mock
+
+
+def degree(p):
+    value = _fractions.Fraction(len(p) - 1)
+    value._numerator = _mock.ANY  # compared inside fractions.py, not in the test
+    return value
+"""
+"""``mock.ANY`` compared by the standard library's code on the test's behalf: a ``Fraction`` whose
+numerator it is."""
+
+_APPROX_RETURNED = """
+
+def degree(p):
+    import pytest
+
+    return pytest.approx(len(p) - 1, abs=1e9)
+"""
+"""pytest's own ``approx``, with a tolerance of its caller's choosing, returned as the result."""
+
+_STOP_SIGNAL_ERROR = """
+
+import unittest.case as _case
+
+
+class Invalid(ValueError, _case._ShouldStop):
+    pass
+
+
+def degree(p):
+    raise Invalid(p)
+"""
+"""The package's error is also unittest's ``_ShouldStop``, which ``testPartExecutor`` swallows: a
+``TestCase`` test that meets it passes."""
 
 
 _RAISES_FROM_STDLIB = """

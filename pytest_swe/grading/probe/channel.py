@@ -540,10 +540,18 @@ def _watch(pyfuncitem, state, graded_file):
     return original
 
 
+_XFAIL_COLLECTED = {}
+"""Per node id, the files whose code added an ``xfail`` mark to the item while pytest collected
+(a conftest's ``pytest_collection_modifyitems``, or code under test that found the session)."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    # Marks added while collecting are the same as a decorator's: only those from here on count.
-    _XFAIL_ADDED.pop(item.nodeid, None)
+    # Marks added while collecting are kept apart: a conftest adds them as a decorator would, and
+    # the grader judges them by who added them.
+    added = _XFAIL_ADDED.pop(item.nodeid, None)
+    if added:
+        _XFAIL_COLLECTED[item.nodeid] = added
 
 
 @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -645,6 +653,8 @@ def pytest_runtest_makereport(item, call):
             record["function_item"] = _runs_through_pyfunc_call(item)
         except Exception:
             pass
+    elif call.when == "setup" and item.nodeid in _XFAIL_COLLECTED:
+        record["xfail_collected"] = _XFAIL_COLLECTED.pop(item.nodeid)
     try:
         report = outcome.get_result()
         record["outcome"] = report.outcome

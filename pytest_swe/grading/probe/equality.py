@@ -488,10 +488,25 @@ _SENTINELS = (
     ("tuple", (_STRANGER,)),
     ("dict", {_STRANGER: _STRANGER}),
     ("set", set([_STRANGER])),
+    ("int", 2 + _RANDOM % 97),
+    ("float", (_RANDOM % 89) / 8.0 + 0.0625),
+    ("str", "K%X" % (_RANDOM % 4093)),
+    ("dict", {"K%X" % (_RANDOM % 4091): 1 + _RANDOM % 7}),
+    ("list", [1 + _RANDOM % 5, 7 + _RANDOM % 11]),
+    ("int", 0),
+    ("float", 0.0),
+    ("str", ""),
+    ("bytes", b""),
+    ("list", []),
+    ("tuple", ()),
+    ("dict", {}),
+    ("set", set()),
 )
-"""What an instance is compared with: a stranger, and a value of each builtin type no test
+"""What an instance is compared with: a stranger, and values of each builtin type no test
 expects (an ``__eq__`` true for any ``int`` passes ``assert f(x) == 3`` as surely as one true for
-anything). Not ``None`` or ``bool``: an honest null object equals ``None``."""
+anything): large ones, small ones (an ``__eq__`` true below a million), containers of strings and
+small numbers (a table of counts), and the empty and zero ones (true for whatever is falsy). Not
+``None`` or ``bool``: an honest null object equals ``None``."""
 _ANYTHING = _SENTINELS[1:2]
 """A bare instance meets only the stranger: an honest ``getattr(other, f, None)`` of ``object()`` is
 ``None``, as its own field is."""
@@ -516,11 +531,23 @@ def _equal_to(equal, instance, cls, sentinels=_SENTINELS):
             answer = compare(other)
             if answer is None or answer is NotImplemented or answer is False:
                 continue
+            if answer is instance and type(instance) is _Stranger:
+                # ``self`` handed back (``pandas.NA``'s ``__eq__``): a real instance's truth decides,
+                # which the bare instance's check asks for.
+                continue
             if bool(answer):
                 return kind
         except Exception:
             continue
     return None
+
+
+def _equals(value, other):
+    """``value == other`` for builtin values, never raising (a set holding a stranger is unhashable in a dict)."""
+    try:
+        return bool(value == other)
+    except Exception:
+        return False
 
 
 _kept = []
@@ -565,6 +592,8 @@ def _release():
 
 def _at_exit():
     _scan(True, True)
+    if _lifetime["ran"] == os.getpid():
+        _check_descriptors()
     _release()
 
 
@@ -596,13 +625,19 @@ def _check(cls, base):
     except TypeError:
         ref = lambda cls=cls: cls  # noqa: E731
     _checked[id(cls)] = (ref, 0 if equal is None else id(equal))
+    _check_signal(cls)
     if equal is None:
         return
     rel = _patched_file(cls, equal)
     if rel is None:
         return
     try:
-        kind = _plain_equal_to(cls, equal) if base is object else _equal_to(equal, base(), cls)
+        if base is object:
+            kind = _plain_equal_to(cls, equal)
+        else:
+            # Asked through the type's empty value: not against what that value equals itself.
+            empty = base()
+            kind = _equal_to(equal, empty, cls, [(k, o) for k, o in _SENTINELS if not _equals(empty, o)])
     except Exception:
         return
     if kind is not None:
@@ -615,6 +650,28 @@ def _check(cls, base):
                 "to": kind,
             }
         )
+
+
+_SIGNAL_CLASSES = (("unittest.case", "_ShouldStop"), ("_pytest.outcomes", "XFailed"))
+"""Exceptions a runner takes as a test's success or expected failure: unittest's ``_ShouldStop``
+(``testPartExecutor`` swallows it, the test passes) and pytest's ``XFailed``."""
+
+
+def _check_signal(cls):
+    """An exception class of the patch that is also one of the runner's signals: raised where the
+    code under test fails (``class ValidationError(ValueError, _ShouldStop)``), it makes the
+    failing test pass, with no helper of the runner changed."""
+    signals = []
+    for module_name, name in _SIGNAL_CLASSES:
+        signal = getattr(sys.modules.get(module_name), name, None)
+        if isinstance(signal, type) and signal is not cls:
+            signals.append(signal)
+    if not signals or not issubclass(cls, tuple(signals)):
+        return
+    rel = _patched_file(cls)
+    if rel is not None:
+        base = next(s for s in signals if issubclass(cls, s))
+        _write({"ev": "signal-subclass", "cls": cls.__qualname__, "file": rel, "base": base.__name__})
 
 
 def _graded_modules():
@@ -886,6 +943,20 @@ what its tests raise."""
 _wildcards = {"wrapped": set(), "noted": set()}
 
 
+def _comparing_file(frame):
+    """The graded file that made a comparison, found past the standard library's frames it went
+    through (``assertEqual``'s, or a ``Fraction`` whose numerator is the wildcard), or None."""
+    for _ in range(8):
+        if frame is None:
+            return None
+        name = frame.f_code.co_filename
+        rel = _rel_of(name)
+        if rel is not None or not _in_stdlib(_real(name)):
+            return rel
+        frame = frame.f_back
+    return None
+
+
 def _watch_wildcards():
     """``unittest.mock.ANY`` equals everything by design, so code under test can return it where a
     test compares a result: the comparison is noted when it happens in a graded file that never
@@ -906,7 +977,7 @@ def _watch_wildcards():
         if not _inside[0]:
             _inside[0] = True
             try:
-                rel = _rel_of(sys._getframe(1).f_code.co_filename)
+                rel = _comparing_file(sys._getframe(1))
                 if rel is not None and rel not in _wildcards["noted"] and rel not in _NAMING_ANY:
                     _wildcards["noted"].add(rel)
                     _write({"ev": "wildcard-compared", "name": "unittest.mock.ANY", "test": rel})
@@ -1043,6 +1114,64 @@ def _take_settings(module_name):
             else:
                 _function_settings(label, value, found)
     _settings.update(found)
+    if module_name in ("_pytest.python_api", "_pytest.approx"):
+        _watch_approx(space.get("ApproxBase") or space.get("Approx"))  # pytest 7-8, and 9
+
+
+_approx = {"wrapped": set(), "noted": set()}
+
+
+def _watch_approx(base):
+    """Notes who makes a ``pytest.approx`` object: package code that returns ``approx(result,
+    abs=1e9)`` passes ``assert f(x) == 3`` with pytest's own class, whose code and settings are as
+    shipped. Made by a patched file's code (past pytest's own frames), it is noted. Each class of
+    the family with an ``__init__`` of its own is watched (pytest 9's ``ApproxScalar`` has one)."""
+    if not isinstance(base, type):
+        return
+    family, pending = [], [base]
+    while pending:
+        cls = pending.pop()
+        family.append(cls)
+        pending.extend(type.__subclasses__(cls))
+    for cls in family:
+        _watch_approx_init(cls)
+
+
+def _watch_approx_init(base):
+    if base in _approx["wrapped"]:
+        return
+    _approx["wrapped"].add(base)
+    original = _own_dict(base).get("__init__")
+    if not isinstance(original, _FUNCTION):
+        return
+    homes = [h for h in (_home("pytest"), _home("_pytest")) if h]
+
+    def __init__(self, *args, **kwargs):
+        if not _inside[0]:
+            _inside[0] = True
+            try:
+                frame = sys._getframe(1)
+                while frame is not None and any(_real(frame.f_code.co_filename).startswith(h) for h in homes):
+                    frame = frame.f_back
+                rel = _patched_rel(frame.f_code.co_filename) if frame is not None else None
+                if (
+                    rel is not None
+                    and rel not in _approx["noted"]
+                    and _rel_of(frame.f_code.co_filename) is None
+                ):
+                    _approx["noted"].add(rel)
+                    _write({"ev": "approx-made", "file": rel})
+            except Exception:
+                pass
+            finally:
+                _inside[0] = False
+        return original(self, *args, **kwargs)
+
+    try:
+        functools.update_wrapper(__init__, original)
+        base.__init__ = __init__
+    except Exception:
+        pass
 
 
 _SETTINGS_MODULES = frozenset(["unittest.case"] + [name for name, _ in RUNNER_HELPERS])
@@ -1141,8 +1270,65 @@ def _check_streams():
         if where is not None:
             _streams.add(name)
             _write({"ev": "stream-replaced", "name": "sys." + name, "file": where})
+    # ``print`` itself, which runners print their status lines with (SymPy's): replaced by the
+    # patch's code for good (a test's own replacement is undone by now).
+    printer = getattr(sys.modules.get("builtins"), "print", None)
+    source = (
+        source_of(printer)
+        if "print" not in _streams and not isinstance(printer, types.BuiltinFunctionType)
+        else None
+    )
+    where = _patched_rel(source) if isinstance(source, str) and source else None
+    if where is not None:
+        _streams.add("print")
+        _write({"ev": "stream-replaced", "name": "builtins.print", "file": where})
 
 
+def _descriptor(fd):
+    try:
+        info = os.fstat(fd)
+        return (info.st_dev, info.st_ino)
+    except Exception:
+        return None
+
+
+_DESCRIPTORS = dict((fd, _descriptor(fd)) for fd in (1, 2))
+"""What the process's standard output and error were when it started (device and inode)."""
+
+
+def _check_descriptors():
+    """File descriptors 1 and 2 as the process found them: code that points them at a pipe of its
+    own (``os.dup2``) and relays what the runner writes through a filter leaves the stream objects
+    as they were. Looked at as the process ends, when the runner's own capture (pytest's, of file
+    descriptors) has been undone, and while the tests run in a process without pytest (SymPy's and
+    Django's runners capture nothing; a relay can be undone by an exit handler of its own)."""
+    for fd, found in sorted(_DESCRIPTORS.items()):
+        if fd in _streams:
+            continue
+        now = _descriptor(fd)
+        if found is not None and now is not None and now != found:
+            _streams.add(fd)
+            _write(
+                {
+                    "ev": "stream-replaced",
+                    "name": "file descriptor %d" % fd,
+                    "file": "code in the test process",
+                }
+            )
+
+
+def _stay_last():
+    """Puts the watch's exit handler after every one registered so far (handlers run last first):
+    one the code under test registered at import, to restore what it changed or to leave by
+    ``os._exit``, then runs after the watch's last look."""
+    try:
+        atexit.unregister(_at_exit)
+        atexit.register(_at_exit)
+    except Exception:
+        pass
+
+
+_exits = {"next": 0.0}
 _lifetime = {"ran": None, "looked": None, "forked": False}
 """The process that ran a graded file (its pid), the one whose last look was taken, and whether this
 one is a fork of another (whose end, by ``os._exit``, is its parent's business)."""
@@ -1183,6 +1369,10 @@ def _scan(deep=False, final=False):
                 _check_settings()
                 if final:
                     _check_streams()
+                elif _lifetime["ran"] == os.getpid() and _due(_exits, False):
+                    _stay_last()
+                    if "_pytest.capture" not in sys.modules:
+                        _check_descriptors()
             except Exception:
                 pass
             _value_types(deep)
