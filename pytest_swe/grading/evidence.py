@@ -322,6 +322,14 @@ def read_channel(
             )
         elif status == "PASSED" and call is not None and call.get("entered") is False:
             found.append(evidence("channel", f"{test} is reported PASSED but its test function never ran"))
+        elif status in PASSING and call is not None and call.get("inputs_changed"):
+            found.append(
+                evidence(
+                    "channel",
+                    f"{test} is reported {status} but ran with {', '.join(map(str, call['inputs_changed']))} other"
+                    " than its test file's parametrize row gives it",
+                )
+            )
         elif status in PASSING and call is not None and call.get("defined") is False:
             found.append(
                 evidence(

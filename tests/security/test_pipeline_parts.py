@@ -1336,6 +1336,113 @@ def test_channel_sees_a_builtin_s_name_bound_in_a_test_module_by_other_code(tmp_
     assert any("globals bound AssertionError" in f for f in found), found
 
 
+def test_channel_sees_a_parametrized_test_run_on_other_inputs_and_collected_xfail_marks(
+    tmp_path: Path,
+) -> None:
+    """Package code that reaches the collected items (through a plugin it registers) can run a
+    parametrized test on inputs the bug does not touch, under the test's own id, or mark a required
+    test xfail while pytest collects: the channel records the arguments that are not the literals of
+    the source's row, and the xfail marks added while collecting with the file that added them. Rows
+    with a fixture's values (``indirect``), with values that are no literals, and a conftest's marks
+    are left alone."""
+    records = run_with_channel(
+        tmp_path,
+        {
+            "calc.py": """
+                import gc
+                import pytest
+
+
+                class _Hooks:
+                    @pytest.hookimpl(trylast=True)
+                    def pytest_collection_modifyitems(self, items):
+                        for item in items:
+                            if item.name == "test_sep[0-350]":
+                                item.callspec.params["b"] = 10  # a distance the bug gets right
+                            if item.name == "test_marked":
+                                item.add_marker(pytest.mark.xfail(strict=False))
+
+
+                for obj in gc.get_objects():
+                    if type(obj).__name__ == "Config" and hasattr(obj, "pluginmanager"):
+                        obj.pluginmanager.register(_Hooks(), "calc-hooks")
+                        break
+
+
+                def sep(a, b):
+                    return abs(a - b)
+            """,
+            "tests/__init__.py": "",
+            "tests/conftest.py": """
+                import pytest
+
+
+                @pytest.fixture
+                def doubled(request):
+                    return request.param * 2
+
+
+                def pytest_collection_modifyitems(items):
+                    for item in items:
+                        if item.name == "test_conftest_marked":
+                            item.add_marker(pytest.mark.xfail(strict=False))
+            """,
+            "tests/test_x.py": """
+                import pytest
+                import calc
+
+                LIMIT = 10
+
+
+                @pytest.mark.parametrize("a, b", [(0, 350), pytest.param(1, 2, id="near")])
+                def test_sep(a, b):
+                    assert calc.sep(a, b) == 10 or (a, b) == (1, 2)
+
+
+                @pytest.mark.parametrize("doubled", [3], indirect=True)
+                @pytest.mark.parametrize("limit", [LIMIT])
+                def test_indirect(doubled, limit):
+                    assert doubled == 6 and limit == 10
+
+
+                def test_marked():
+                    assert False
+
+
+                def test_conftest_marked():
+                    assert False
+            """,
+        },
+    )
+    session = ev.sessions_of(records)[0]
+    calls = session.calls
+    assert calls["tests/test_x.py::test_sep[0-350]"]["inputs_changed"] == ["b"], calls
+    assert calls["tests/test_x.py::test_sep[0-350]"]["raised"] is None, calls
+    assert "inputs_changed" not in calls["tests/test_x.py::test_sep[near]"]
+    assert "inputs_changed" not in calls["tests/test_x.py::test_indirect[10-3]"], calls.keys()
+    collected = {
+        nodeid: [s for p in phases for s in p.get("xfail_collected", [])]
+        for nodeid, phases in session.phases.items()
+    }
+    assert collected["tests/test_x.py::test_marked"] == ["calc.py"], collected
+    assert collected["tests/test_x.py::test_conftest_marked"] == ["tests/conftest.py"], collected
+    plan = probe.Plan(repo="/w", dir="/w", token="t", graded=[{"path": "tests/test_x.py"}])
+    results = probe.ProbeResults(pre={"channel": {"installed": True}}, channel=records)
+    status = {
+        "tests/test_x.py::test_sep[0-350]": "PASSED",
+        "tests/test_x.py::test_sep[near]": "PASSED",
+        "tests/test_x.py::test_marked": "XFAIL",
+        "tests/test_x.py::test_conftest_marked": "XFAIL",
+    }
+    found = [str(f) for f in ev.read_channel(plan, results, status, list(status), exact_ids=True)]
+    assert found == [
+        "channel: tests/test_x.py::test_sep[0-350] is reported PASSED but ran with b other than its test"
+        " file's parametrize row gives it",
+        "channel: tests/test_x.py::test_marked was given an xfail mark while pytest collected it, by non-test"
+        " code (calc.py)",
+    ], found
+
+
 def test_channel_knows_a_test_s_file_whatever_directory_it_runs_in(tmp_path: Path) -> None:
     """pytester and ``monkeypatch.chdir`` run a test in a directory of its own: the channel still
     knows its file is graded (it names files from the repository, not the working directory)."""

@@ -19,9 +19,11 @@ from pytest_swe.grading.probe.compiled import code_key  # replaced by compiled.p
 from pytest_swe.grading.probe.compiled import reference_code  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.compiled import repository_relpath  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import changed_inputs  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import parametrize_rows  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import runner_imports  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
@@ -316,6 +318,24 @@ def _defined(pyfuncitem, graded):
     return _first_run_code(func, rel) is not False
 
 
+def _inputs_changed(pyfuncitem, graded):
+    """The arguments a parametrized test of a graded file is about to be called with that are not
+    the literals its source's ``parametrize`` row gives it: code under test that rewrites a
+    collected item's ``callspec`` runs the test on inputs the bug does not touch, under the test's
+    own id."""
+    path, rel = graded
+    callspec = getattr(pyfuncitem, "callspec", None)
+    if rel is None or callspec is None:
+        return []
+    name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
+    cls = getattr(pyfuncitem, "cls", None)
+    qualname = (getattr(cls, "__qualname__", "?") + "." if cls is not None else "") + name
+    marks = parametrize_rows(path).get(qualname)
+    if not marks:
+        return []
+    return changed_inputs(marks, dict(getattr(callspec, "indices", {}) or {}), dict(pyfuncitem.funcargs))
+
+
 def _runner_modules():
     found = {}
     for name, module in list(sys.modules.items()):
@@ -562,6 +582,10 @@ def pytest_pyfunc_call(pyfuncitem):
         defined = _defined(pyfuncitem, graded)
     except Exception:
         defined = None
+    try:
+        inputs = _inputs_changed(pyfuncitem, graded)
+    except Exception:
+        inputs = []
     original = _watch(pyfuncitem, state, graded)
     try:
         outcome = yield
@@ -575,6 +599,8 @@ def pytest_pyfunc_call(pyfuncitem):
     record = {"ev": "call", "nodeid": pyfuncitem.nodeid, "raised": None}
     record["entered"] = state["entered"] if original is not None else None
     record["defined"] = defined
+    if inputs:
+        record["inputs_changed"] = inputs
     if excinfo is not None:
         record["raised"] = excinfo[0].__name__
         tb = excinfo[2]

@@ -75,6 +75,106 @@ def definitions(path):
     return _DEFINITIONS[key]
 
 
+_ROWS = {}
+_UNREAD = object()
+
+
+def _literal(node):
+    import ast
+
+    try:
+        return ast.literal_eval(node)
+    except Exception:
+        return _UNREAD
+
+
+def _rows_of(decorator):
+    """``(argument names, rows)`` of a ``parametrize`` mark written with literals, each row a list
+    of values (``_UNREAD`` where a value is not a literal); None for any other decorator, and for
+    one whose values a fixture makes (``indirect``)."""
+    import ast
+
+    if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"):
+        return None
+    if len(decorator.args) < 2 or any(
+        k.arg in ("indirect", "argvalues", "argnames") for k in decorator.keywords
+    ):
+        return None
+    names = _literal(decorator.args[0])
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    if (
+        not isinstance(names, (list, tuple))
+        or not names
+        or not isinstance(decorator.args[1], (ast.List, ast.Tuple))
+    ):
+        return None
+    rows = []
+    for row in decorator.args[1].elts:
+        if isinstance(row, ast.Call) and getattr(row.func, "attr", "") == "param":
+            row = row.args if len(names) > 1 else (row.args[0] if row.args else None)
+        elif len(names) > 1:
+            row = row.elts if isinstance(row, (ast.List, ast.Tuple)) else None
+        if row is None:
+            rows.append(None)
+        elif len(names) == 1:
+            rows.append([_literal(row)])
+        else:
+            rows.append([_literal(v) for v in row] if len(row) == len(names) else None)
+    return list(names), rows
+
+
+def parametrize_rows(path):
+    """``{qualified name: [(argument names, rows)]}``: the literal rows of the ``parametrize`` marks
+    of a test file's functions (top level and in classes), as its source writes them."""
+    key = str(path)
+    if key not in _ROWS:
+        found = {}
+        try:
+            import ast
+
+            with open(key, "rb") as fh:
+                tree = ast.parse(fh.read())
+            scopes = [("", tree.body)]
+            while scopes:
+                prefix, body = scopes.pop()
+                for node in body:
+                    if isinstance(node, ast.ClassDef):
+                        scopes.append((prefix + node.name + ".", node.body))
+                    elif isinstance(node, ast.FunctionDef):
+                        marks = [r for r in (_rows_of(d) for d in node.decorator_list) if r is not None]
+                        if marks:
+                            found[prefix + node.name] = marks
+        except Exception:
+            found = {}
+        _ROWS[key] = found
+    return _ROWS[key]
+
+
+def changed_inputs(marks, indices, funcargs):
+    """The arguments a parametrized test receives that are not what its source's row gives it
+    (``indices``: the row of each argument name, as pytest's ``callspec.indices`` holds them)."""
+    changed = []
+    for names, rows in marks:
+        at = indices.get(names[0])
+        if not isinstance(at, int) or not 0 <= at < len(rows) or rows[at] is None:
+            continue
+        for name, written in zip(names, rows[at]):
+            if written is _UNREAD or name not in funcargs:
+                continue
+            value = funcargs[name]
+            if type(value) is not type(written) or not _equal(value, written):
+                changed.append(name)
+    return changed
+
+
+def _equal(a, b):
+    try:
+        return bool(a == b) or (a != a and b != b)  # nan is what the source wrote too
+    except Exception:
+        return False
+
+
 _RUNNER_ROOTS = ("pytest", "_pytest", "unittest")
 _IMPORTS = {}
 
