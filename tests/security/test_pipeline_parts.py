@@ -3162,6 +3162,7 @@ tolerance, and a failed unittest assert raising pytest's ``XFailed`` (an expecte
 
 _ENDINGS = {
     "os-exit": "import atexit, gc, os\ngc.disable()\nRUN\natexit.register(os._exit, 0)\n",
+    "direct-exit": "import gc, os, sys\ngc.disable()\nRUN\nsys.stdout.flush()\nos._exit(0)\n",
     "threading-exit": "import os, threading\nRUN\nthreading._register_atexit(os._exit, 0)\n",
     "fork-child": (
         "import importlib, multiprocessing\nRUN\n"
@@ -3183,11 +3184,11 @@ _ENDINGS = {
 def test_equality_watch_knows_a_test_process_that_ended_before_its_last_look(
     tmp_path: Path, ending: str
 ) -> None:
-    """A process that ran a graded file and ended by ``os._exit`` from an exit handler that runs
-    before the watch's (one registered later, or ``threading``'s), garbage collection off so no
-    look came before, was never judged: its records say so. A fork of it that ends by
-    ``os._exit`` (``multiprocessing``'s children do) and a process that ends as processes do are
-    not. Standard output pointed elsewhere at the end (a filter relaying the runner's output through
+    """A process that ran a graded file and ended by ``os._exit``, itself or from an exit handler
+    that runs before the watch's (``threading``'s), garbage collection off so no look came before,
+    was never judged: its records say so. An ``atexit`` handler registered later no longer comes
+    first: the watch's is registered again after it. A fork of it that ends by ``os._exit``
+    (``multiprocessing``'s children do) and a process that ends as processes do are not noted. Standard output pointed elsewhere at the end (a filter relaying the runner's output through
     a pipe of its own) is noted too."""
     repo = tmp_path / "repo"
     (repo / "pkg" / "tests").mkdir(parents=True)
@@ -3200,7 +3201,7 @@ def test_equality_watch_knows_a_test_process_that_ended_before_its_last_look(
     assert "ran" in output, output
     assert [r["ev"] for r in records if r["ev"] == "graded-run"] == ["graded-run"], records
     found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
-    if ending in ("os-exit", "threading-exit"):
+    if ending in ("direct-exit", "threading-exit"):
         assert len(found) == 1 and found[0].startswith("watch-cut-short: the process that ran"), found
         assert "pkg/tests/test_deg.py" in found[0], found
     elif ending in ("fd-replaced", "fd-relayed"):

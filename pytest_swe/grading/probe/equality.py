@@ -1323,9 +1323,27 @@ def _stay_last():
     ``os._exit``, then runs after the watch's last look."""
     try:
         atexit.unregister(_at_exit)
-        atexit.register(_at_exit)
+        _register(_at_exit)
     except Exception:
         pass
+
+
+_register = atexit.register
+
+
+def _register_before_watch(func, *args, **kwargs):
+    """``atexit.register`` as the code under test finds it: the handler is registered, and the
+    watch's again after it, so that the watch's last look comes first at exit."""
+    result = _register(func, *args, **kwargs)
+    if func is not _at_exit and _lifetime["ran"] == os.getpid():
+        _stay_last()
+    return result
+
+
+try:
+    functools.update_wrapper(_register_before_watch, _register)
+except Exception:
+    pass
 
 
 _exits = {"next": 0.0}
@@ -1344,6 +1362,12 @@ def _ran_graded(rel):
     if _lifetime["ran"] != pid and not _lifetime["forked"]:
         _lifetime["ran"] = pid
         _write({"ev": "graded-run", "file": rel})
+        # What the code under test set up before its tests began (a runner imports the package
+        # first): exit handlers it registered run after the watch's, and where no pytest captures
+        # output, the standard output it found is looked at now.
+        _stay_last()
+        if "_pytest.capture" not in sys.modules:
+            _check_descriptors()
 
 
 def _forked():
@@ -1428,5 +1452,7 @@ if PATCHED:
             _take_settings(_name)
     sys.meta_path.insert(0, _AfterImport())
 atexit.register(_at_exit)
+if PATCHED:
+    atexit.register = _register_before_watch
 if (GRADED or PATCHED) and hasattr(sys, "addaudithook"):
     sys.addaudithook(_audit)
