@@ -3289,6 +3289,50 @@ def test_equality_watch_sees_the_runner_s_settings_changed(tmp_path: Path, hosti
     assert any(f.startswith("runner-helper: the test runner's ") for f in found), found
 
 
+_CAPTURE = """
+import sys
+
+
+class Capture(object):
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        return self.stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+sys.stdout = Capture(sys.stdout)
+"""
+
+
+@pytest.mark.parametrize("home", ["pytest", "pkg"])
+def test_equality_watch_takes_the_runner_s_own_capture_for_the_runner_s(tmp_path: Path, home: str) -> None:
+    """``sys.stdout`` replaced by a class of a patched file is noted, unless that file is the test
+    runner's own: where the repository is pytest, pytest's capture is still in place at the last
+    look, and its class comes from a patched file."""
+    repo = tmp_path / "repo"
+    (repo / home).mkdir(parents=True)
+    (repo / home / "__init__.py").write_text(_CAPTURE)
+    plan = probe.Plan(repo=str(repo), dir=str(tmp_path), token="t", graded=[{"path": "t.py"}])
+    plan.watch = {"enable": True, "out": str(tmp_path / "watch.jsonl"), "patched": [f"{home}/__init__.py"]}
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+    subprocess.run(
+        [sys.executable, "-c", f"import swe_watch_under_test, {home}\nprint('ran')"],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": f"{site}:{repo}"},
+        check=True,
+    )
+    out = tmp_path / "watch.jsonl"
+    records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    streams = [(r["name"], r["file"]) for r in records if r["ev"] == "stream-replaced"]
+    assert streams == ([] if home == "pytest" else [("sys.stdout", "pkg/__init__.py")]), records
+
+
 @pytest.mark.parametrize("runner", sorted(_NAMESPACE_RUNNERS))
 @pytest.mark.parametrize("neutered", [True, False])
 def test_equality_watch_sees_a_test_file_compiled_as_its_source_does_not(
