@@ -1178,9 +1178,15 @@ _SETTINGS_MODULES = frozenset(["unittest.case"] + [name for name, _ in RUNNER_HE
 _changed = set()
 
 
-def _check_settings():
+_settings_looked = {"next": 0.0}
+
+
+def _check_settings(final=False):
     """Each runner setting still as its module left it: one changed while the tests ran (by whom
-    cannot be told; no test suite changes its runner's defaults) is noted once."""
+    cannot be told; no test suite changes its runner's defaults) is noted once. Every half second
+    and at exit."""
+    if not _settings or not _due(_settings_looked, final):
+        return
     for label, (read, value, judge) in list(_settings.items()):
         if label in _changed:
             continue
@@ -1390,7 +1396,7 @@ def _scan(deep=False, final=False):
         if PATCHED:
             try:
                 _check_helpers(final)
-                _check_settings()
+                _check_settings(final)
                 if final:
                     _check_streams()
                 elif _lifetime["ran"] == os.getpid() and _due(_exits, False):
