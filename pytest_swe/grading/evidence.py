@@ -581,7 +581,7 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                 evidence(
                     "watch-cut-short",
                     f"the process that ran {path} (pid {pid}) ended without the equality watch's last"
-                    " look (os._exit or a signal, after its exit handlers or before them): what its tests"
+                    " look (os._exit, a signal or a crash, from an exit handler or before): what its tests"
                     " compared was never judged",
                 )
             )
