@@ -295,6 +295,13 @@ def _graded_file(pyfuncitem):
     return path, rel if rel in GRADED else None
 
 
+def _test_qualname(pyfuncitem):
+    """A test function's qualified name in its file (``Class.test_x``), without its parameters' id."""
+    name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
+    cls = getattr(pyfuncitem, "cls", None)
+    return (getattr(cls, "__qualname__", "?") + "." if cls is not None else "") + name
+
+
 def _defined(pyfuncitem, graded):
     """Whether the function pytest calls for a test of a graded file is the plain ``def`` the file
     has for it (None when that cannot be said: decorated, bound twice, inherited, not graded).
@@ -303,9 +310,7 @@ def _defined(pyfuncitem, graded):
     path, rel = graded
     if rel is None:
         return None
-    name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
-    cls = getattr(pyfuncitem, "cls", None)
-    qualname = (getattr(cls, "__qualname__", "?") + "." if cls is not None else "") + name
+    qualname = _test_qualname(pyfuncitem)
     lines = definitions(path).get(qualname)
     if lines is None:
         return None
@@ -327,9 +332,7 @@ def _inputs_changed(pyfuncitem, graded):
     callspec = getattr(pyfuncitem, "callspec", None)
     if rel is None or callspec is None:
         return []
-    name = getattr(pyfuncitem, "originalname", None) or pyfuncitem.name.split("[", 1)[0]
-    cls = getattr(pyfuncitem, "cls", None)
-    qualname = (getattr(cls, "__qualname__", "?") + "." if cls is not None else "") + name
+    qualname = _test_qualname(pyfuncitem)
     marks = parametrize_rows(path).get(qualname)
     if not marks:
         return []

@@ -59,20 +59,29 @@ def _scope(body, prefix, found):
 _DEFINITIONS = {}
 
 
-def definitions(path):
-    """``{qualified name: lines its code may start at}`` for the plain defs of a Python file."""
+def _per_file(cache, path, read):
+    """``read(tree)`` of a Python file's syntax tree, once per file; ``{}`` where it cannot be read."""
     key = str(path)
-    if key not in _DEFINITIONS:
-        found = {}
+    if key not in cache:
         try:
             import ast
 
             with open(key, "rb") as fh:
-                _scope(ast.parse(fh.read()).body, "", found)
+                cache[key] = read(ast.parse(fh.read()))
         except Exception:
-            found = {}
-        _DEFINITIONS[key] = found
-    return _DEFINITIONS[key]
+            cache[key] = {}
+    return cache[key]
+
+
+def _scoped(tree):
+    found = {}
+    _scope(tree.body, "", found)
+    return found
+
+
+def definitions(path):
+    """``{qualified name: lines its code may start at}`` for the plain defs of a Python file."""
+    return _per_file(_DEFINITIONS, path, _scoped)
 
 
 _ROWS = {}
@@ -127,28 +136,24 @@ def _rows_of(decorator):
 def parametrize_rows(path):
     """``{qualified name: [(argument names, rows)]}``: the literal rows of the ``parametrize`` marks
     of a test file's functions (top level and in classes), as its source writes them."""
-    key = str(path)
-    if key not in _ROWS:
-        found = {}
-        try:
-            import ast
+    return _per_file(_ROWS, path, _marked_rows)
 
-            with open(key, "rb") as fh:
-                tree = ast.parse(fh.read())
-            scopes = [("", tree.body)]
-            while scopes:
-                prefix, body = scopes.pop()
-                for node in body:
-                    if isinstance(node, ast.ClassDef):
-                        scopes.append((prefix + node.name + ".", node.body))
-                    elif isinstance(node, ast.FunctionDef):
-                        marks = [r for r in (_rows_of(d) for d in node.decorator_list) if r is not None]
-                        if marks:
-                            found[prefix + node.name] = marks
-        except Exception:
-            found = {}
-        _ROWS[key] = found
-    return _ROWS[key]
+
+def _marked_rows(tree):
+    import ast
+
+    found = {}
+    scopes = [("", tree.body)]
+    while scopes:
+        prefix, body = scopes.pop()
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                scopes.append((prefix + node.name + ".", node.body))
+            elif isinstance(node, ast.FunctionDef):
+                marks = [r for r in (_rows_of(d) for d in node.decorator_list) if r is not None]
+                if marks:
+                    found[prefix + node.name] = marks
+    return found
 
 
 def changed_inputs(marks, indices, funcargs):
@@ -184,41 +189,37 @@ def runner_imports(path):
     runner (``import pytest``, ``from pytest import raises as r``, ``from unittest import mock``),
     each bound by that one import and nothing else in the file (``import unittest2 as unittest``
     in a ``try`` beside it, or a name assigned again, leaves the name out)."""
-    key = str(path)
-    if key not in _IMPORTS:
-        found = {}
-        try:
-            import ast
+    return _per_file(_IMPORTS, path, _runner_bindings)
 
-            with open(key, "rb") as fh:
-                tree = ast.parse(fh.read())
-            bindings = {}
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    for alias in node.names:
-                        name = alias.asname or alias.name.split(".", 1)[0]
-                        target = (alias.name if alias.asname else name, None)
-                        bindings.setdefault(name, []).append(target)
-                elif isinstance(node, ast.ImportFrom):
-                    module = node.module if not node.level else None
-                    for alias in node.names:
-                        if alias.name != "*":
-                            target = (module, alias.name) if module else None
-                            bindings.setdefault(alias.asname or alias.name, []).append(target)
-                elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                    bindings.setdefault(node.id, []).append(None)
-                elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                    bindings.setdefault(node.name, []).append(None)
-            for name, targets in bindings.items():
-                target = targets[0]
-                if target is None or any(t != target for t in targets):
-                    continue
-                if target[0].split(".", 1)[0] in _RUNNER_ROOTS:
-                    found[name] = target
-        except Exception:
-            found = {}
-        _IMPORTS[key] = found
-    return _IMPORTS[key]
+
+def _runner_bindings(tree):
+    import ast
+
+    found = {}
+    bindings = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".", 1)[0]
+                target = (alias.name if alias.asname else name, None)
+                bindings.setdefault(name, []).append(target)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module if not node.level else None
+            for alias in node.names:
+                if alias.name != "*":
+                    target = (module, alias.name) if module else None
+                    bindings.setdefault(alias.asname or alias.name, []).append(target)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bindings.setdefault(node.id, []).append(None)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bindings.setdefault(node.name, []).append(None)
+    for name, targets in bindings.items():
+        target = targets[0]
+        if target is None or any(t != target for t in targets):
+            continue
+        if target[0].split(".", 1)[0] in _RUNNER_ROOTS:
+            found[name] = target
+    return found
 
 
 _REAL = {}

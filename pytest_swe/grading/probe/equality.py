@@ -817,6 +817,11 @@ def _home(name):
     return os.path.dirname(os.path.realpath(path)) + os.sep
 
 
+def _pytest_homes():
+    """The directories of pytest's two packages, those loaded."""
+    return [home for home in (_home("pytest"), _home("_pytest")) if home]
+
+
 def _stdlib_home():
     try:
         return os.path.dirname(os.path.realpath(os.__file__)) + os.sep
@@ -877,7 +882,7 @@ def _check_helpers(final=False):
     _watch_wildcards()  # at every collection: before the tests compare anything
     if not _due(_helpers, final):
         return
-    homes = (_home("pytest"), _home("_pytest"))
+    homes = _pytest_homes()
     for module_name, names in RUNNER_HELPERS:
         module = sys.modules.get(module_name)
         space = getattr(module, "__dict__", None) if module is not None else None
@@ -1144,7 +1149,7 @@ def _watch_approx_init(base):
     original = _own_dict(base).get("__init__")
     if not isinstance(original, _FUNCTION):
         return
-    homes = [h for h in (_home("pytest"), _home("_pytest")) if h]
+    homes = _pytest_homes()
 
     def __init__(self, *args, **kwargs):
         if not _inside[0]:
@@ -1260,7 +1265,7 @@ def _check_streams():
     channel (SymPy's) are graded from that output alone. Looked at in the last look only, when a
     test's own capture (a CLI's test runner swapping the streams) is over; the runner's own
     capture (pytest's, still in place then) is the runner's, even where the repository is pytest."""
-    homes = [h for h in (_home("pytest"), _home("_pytest")) if h]
+    homes = _pytest_homes()
     for name in ("stdout", "stderr"):
         if name in _streams:
             continue
