@@ -519,9 +519,12 @@ def _bound(equal, instance, cls):
     return equal if get is None else get(equal, instance, cls)
 
 
-def _equal_to(equal, instance, cls, sentinels=_SENTINELS):
+def _equal_to(equal, instance, cls, sentinels=_SENTINELS, expressions=None):
     """The first sentinel ``instance == sentinel`` through ``equal`` answers truthy (``assert`` and
-    ``assertEqual`` take any truthy answer), else None; a raise or ``NotImplemented`` is a no."""
+    ``assertEqual`` take any truthy answer), else None; a raise or ``NotImplemented`` is a no. With
+    ``expressions``, an answer that is an expression object of the class's package (a query or
+    symbolic DSL's ``column == value``) is added to it as ``(kind, answer)`` instead: whether such
+    an answer is ever truth-tested outside the package decides, as the tests run."""
     try:
         compare = _bound(equal, instance, cls)
     except Exception:
@@ -534,6 +537,9 @@ def _equal_to(equal, instance, cls, sentinels=_SENTINELS):
             if answer is instance and type(instance) is _Stranger:
                 # ``self`` handed back (``pandas.NA``'s ``__eq__``): a real instance's truth decides,
                 # which the bare instance's check asks for.
+                continue
+            if expressions is not None and _is_expression(answer, instance, other, cls):
+                expressions.append((kind, answer))
                 continue
             if bool(answer):
                 return kind
@@ -554,7 +560,7 @@ _kept = []
 """Bare instances of classes with ``__del__``, kept alive until the process ends."""
 
 
-def _plain_equal_to(cls, equal):
+def _plain_equal_to(cls, equal, expressions=None):
     """What a plain class's ``__eq__`` answers yes to. First called with a stranger for ``self``
     (a plain function takes any ``self``): every field it reads is one that equals nothing, so
     fields compared with defaults (``getattr(self, f, None) == getattr(other, f, None)``) say no,
@@ -564,7 +570,7 @@ def _plain_equal_to(cls, equal):
     (``type(self) is Proxy``) meets it there. A class with ``__del__`` (a proxy can add one to be
     passed over) keeps its bare instance until the process ends, so that ``__del__`` runs, if at
     all, only after the tests and the watch's last look, its errors unprinted."""
-    kind = _equal_to(equal, _Stranger(), cls)
+    kind = _equal_to(equal, _Stranger(), cls, expressions=expressions)
     if kind is not None:
         return kind
     bare = object.__new__(cls)
@@ -572,7 +578,7 @@ def _plain_equal_to(cls, equal):
         if "__del__" in _own_dict(klass):
             _kept.append(bare)
             break
-    return _equal_to(equal, bare, cls, _ANYTHING)
+    return _equal_to(equal, bare, cls, _ANYTHING, expressions)
 
 
 def _release():
@@ -616,10 +622,12 @@ def _was_checked(cls):
     return seen is not None and seen[0]() is cls and seen[1] == _eq_id(cls)
 
 
-def _check(cls, base):
+def _check(cls, base, relax=False):
     if _was_checked(cls):
         return
     equal = _own_eq(cls)
+    if equal is not None and id(equal) in _wrappers:
+        return
     try:
         ref = weakref.ref(cls)
     except TypeError:
@@ -631,9 +639,12 @@ def _check(cls, base):
     rel = _patched_file(cls, equal)
     if rel is None:
         return
+    expressions = [] if relax else None
     try:
         if base is object:
-            kind = _plain_equal_to(cls, equal)
+            kind = _plain_equal_to(cls, equal, expressions)
+            if kind is None and expressions and not _watch_expressions(cls, equal, rel, expressions):
+                kind = expressions[0][0]
         else:
             # Asked through the type's empty value: not against what that value equals itself.
             empty = base()
@@ -672,6 +683,233 @@ def _check_signal(cls):
     if rel is not None:
         base = next(s for s in signals if issubclass(cls, s))
         _write({"ev": "signal-subclass", "cls": cls.__qualname__, "file": rel, "base": base.__name__})
+
+
+# --- comparisons answered with expression objects (query and symbolic DSLs) -----------------------
+
+_HEAPTYPE = 1 << 9
+_wrappers = {}
+"""``id(the watch's __eq__) -> it``: never judged as a class's own."""
+_expressions = {}
+"""``id(class) -> (weak reference, the watch's __eq__ on it, rel, kind)``: classes whose ``__eq__``
+answered the watch's strangers with expression objects, wrapped so that each answer is seen."""
+_truths = {}
+"""``id(answer class) -> (weak reference, the watch's __bool__ on it, id of the class it answers for)``."""
+_answers = {}
+"""``id(answer) -> (answer, id of the class that gave it)``: the latest expression answers, kept so
+their ids stay theirs until they are let go all at once."""
+_ANSWERS_KEPT = 4096
+_used = set()
+"""``(id of a class, how)`` already reported."""
+
+
+def _top(name):
+    return str(name or "").split(".")[0]
+
+
+def _truth_free(kind):
+    """Whether a class's instances are true by default: no ``__bool__`` or ``__len__`` of its own
+    or inherited, other than the watch's."""
+    for klass in kind.__mro__:
+        own = _own_dict(klass)
+        truth = own.get("__bool__")
+        if (truth is not None and id(truth) not in _wrappers) or "__len__" in own:
+            return False
+    return True
+
+
+def _is_expression(answer, instance, other, cls):
+    """Whether an ``__eq__`` answer is an expression object: an instance of a class of the same
+    package, not ``self``, the other side or ``cls`` itself, of no builtin type, true by default.
+    An honest query builder's ``column == value`` is one; its truth is never asked by a test."""
+    kind = type(answer)
+    if answer is instance or answer is other or kind is cls or kind is _Stranger:
+        return False
+    try:
+        if not _flags(kind) & _HEAPTYPE or issubclass(kind, _BASES + (BaseException, type)):
+            return False
+        if _top(_own_dict(kind).get("__module__")) != _top(_own_dict(cls).get("__module__")):
+            return False
+        return _truth_free(kind)
+    except Exception:
+        return False
+
+
+def _watch_expressions(cls, equal, rel, found):
+    """Puts the watch between ``cls`` and its ``__eq__`` and on the truth of its answers' classes:
+    an answer truth-tested outside the package's own code (a test's ``assert``, ``assertEqual``)
+    is a result equal to anything, and so is any other truthy answer. False when it cannot."""
+    try:
+        ref = weakref.ref(cls)
+    except TypeError:
+        return False
+    kind = found[0][0]
+    for _, answer in found:
+        if not _watch_truth(type(answer), id(cls)):
+            return False
+    wrapper = _expression_eq(cls, equal, rel, kind)
+    _wrappers[id(wrapper)] = wrapper
+    try:
+        type.__setattr__(cls, "__eq__", wrapper)
+    except Exception:
+        return False
+    if _own_eq(cls) is not wrapper:
+        return False
+    _expressions[id(cls)] = (ref, wrapper, rel, kind)
+    _checked[id(cls)] = (ref, id(wrapper))
+    return True
+
+
+def _watch_truth(kind, owner):
+    """The watch's ``__bool__`` on ``kind`` (put there once), True while it is still there."""
+    seen = _truths.get(id(kind))
+    if seen is not None and seen[0]() is kind:
+        return _own_dict(kind).get("__bool__") is seen[1]
+    if not _truth_free(kind):
+        return False
+    try:
+        ref = weakref.ref(kind)
+    except TypeError:
+        return False
+    truth = _truth_of(kind)
+    _wrappers[id(truth)] = truth
+    try:
+        type.__setattr__(kind, "__bool__", truth)
+    except Exception:
+        return False
+    if _own_dict(kind).get("__bool__") is not truth:
+        return False
+    _truths[id(kind)] = (ref, truth, owner)
+    return True
+
+
+def _expression_eq(cls, equal, rel, kind):
+    def __eq__(self, other):
+        answer = _bound(equal, self, cls)(other)
+        try:
+            _judge_answer(cls, rel, kind, self, other, answer)
+        except Exception:
+            pass
+        return answer
+
+    __eq__.__qualname__ = getattr(equal, "__qualname__", "__eq__")
+    return __eq__
+
+
+def _judge_answer(cls, rel, kind, instance, other, answer):
+    """An answer of a class judged by its expression answers: another expression is kept for its
+    truth to be watched; any other truthy answer makes the class one equal to anything."""
+    if answer is None or answer is NotImplemented or answer is False:
+        return
+    if _is_expression(answer, instance, other, cls) and _watch_truth(type(answer), id(cls)):
+        if len(_answers) >= _ANSWERS_KEPT:
+            _answers.clear()
+        _answers[id(answer)] = (answer, id(cls))
+        return
+    try:
+        truthy = bool(answer)
+    except Exception:
+        return
+    if truthy:
+        _expression_found(cls, rel, kind, "then answered %s, not an expression" % type(answer).__name__)
+
+
+def _truth_of(owner):
+    def __bool__(self):
+        truth = True
+        for klass in type(self).__mro__:
+            if klass is owner:
+                break
+            if "__len__" in _own_dict(klass):
+                truth = len(self) != 0
+                break
+        kept = _answers.get(id(self))
+        if truth and kept is not None and kept[0] is self:
+            try:
+                _answer_used(kept[1], sys._getframe(1))
+            except Exception:
+                pass
+        return truth
+
+    return __bool__
+
+
+def _answer_used(cls_id, frame):
+    if _own_use(frame):
+        return
+    watched = _expressions.get(cls_id)
+    cls = watched[0]() if watched else None
+    if cls is not None:
+        name = frame.f_code.co_filename
+        where = _repo_rel(name) or os.path.basename(str(name))
+        _expression_found(
+            cls, watched[2], watched[3], "its answer was truth-tested in %s:%d" % (where, frame.f_lineno)
+        )
+
+
+def _expression_found(cls, rel, kind, how):
+    if (id(cls), "found") in _used:
+        return
+    _used.add((id(cls), "found"))
+    _write(
+        {
+            "ev": "equal-to-anything",
+            "cls": getattr(cls, "__qualname__", cls.__name__),
+            "file": rel,
+            "base": "object",
+            "to": kind,
+            "use": how,
+        }
+    )
+
+
+_repo_rels = {}
+
+
+def _repo_rel(filename):
+    """A file's path in the repository when it is inside it, else None (cached)."""
+    if filename in _repo_rels:
+        return _repo_rels[filename]
+    rel = None
+    try:
+        real = os.path.realpath(filename)
+        if os.path.isabs(filename) and real.startswith(_REPO_REAL + os.sep):
+            rel = real[len(_REPO_REAL) + 1 :]
+    except Exception:
+        pass
+    _repo_rels[filename] = rel
+    return rel
+
+
+_TEST_DIRS = frozenset(("test", "tests", "testing"))
+
+
+def _own_use(frame):
+    """Whether a truth test ran in the package's own code: a file of the repository that is not a
+    graded file, a test module, a conftest, or under a test or installed-packages directory."""
+    rel = _repo_rel(frame.f_code.co_filename)
+    if rel is None or rel in GRADED:
+        return False
+    parts = rel.split(os.sep)
+    if any(part in _TEST_DIRS or part.endswith("-packages") for part in parts[:-1]):
+        return False
+    base = parts[-1]
+    return not (base.startswith("test") or base.endswith("_test.py") or base == "conftest.py")
+
+
+def _check_expressions():
+    """The watch's hooks still in place: an ``__eq__`` or ``__bool__`` taken off a class after it
+    was wrapped lets its answers be truth-tested unseen."""
+    for cls_id, (ref, wrapper, rel, kind) in list(_expressions.items()):
+        cls = ref()
+        if cls is not None and _own_eq(cls) is not wrapper:
+            _expression_found(cls, rel, kind, "its __eq__ was replaced after the watch wrapped it")
+    for ref, truth, owner in list(_truths.values()):
+        kind = ref()
+        watched = _expressions.get(owner)
+        cls = watched[0]() if watched else None
+        if kind is not None and cls is not None and _own_dict(kind).get("__bool__") is not truth:
+            _expression_found(cls, watched[2], watched[3], "the truth of its answers' class was replaced")
 
 
 def _graded_modules():
@@ -795,7 +1033,7 @@ def _young_classes(final):
     if _metas.isdisjoint(map(type, objects)):
         return
     for obj in objects:
-        if isinstance(obj, type) and _ready(obj) and not _was_checked(obj):
+        if isinstance(obj, type) and _ready(obj) and not _was_checked(obj) and not _executing_there(obj):
             try:
                 if issubclass(obj, type):
                     _metas.add(obj)
@@ -1204,17 +1442,61 @@ def _check_settings(final=False):
             _write({"ev": "helper-changed", "name": label})
 
 
+def _module_names(rel):
+    """The dotted names a repository file can be imported under (``src/pkg/x.py``: ``src.pkg.x``,
+    ``pkg.x``, ``x``; a package's ``__init__.py`` by its directory)."""
+    if not rel.endswith(".py"):
+        return []
+    parts = rel[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return [".".join(parts[start:]) for start in range(len(parts)) if parts[start:]]
+
+
+_PATCHED_MODULES = frozenset(name for rel in PATCHED for name in _module_names(rel))
+_executing = set()
+"""The patched modules whose code is running: their classes are checked when it ends."""
+
+
+def _executing_there(cls):
+    return bool(_executing) and _own_dict(cls).get("__module__") in _executing
+
+
+def _check_module_classes(module):
+    """The classes a patched module defines, checked as its code ends: a class whose ``__eq__``
+    answers with expression objects (a query builder's) is wrapped before anything compares it.
+    Classes made later are judged on what they answer at all."""
+    name = getattr(module, "__name__", None)
+    stack = [value for value in list(getattr(module, "__dict__", {}).values()) if isinstance(value, type)]
+    seen = set()
+    while stack:
+        cls = stack.pop()
+        if id(cls) in seen or not _ready(cls) or _own_dict(cls).get("__module__") != name:
+            continue
+        seen.add(id(cls))
+        try:
+            if issubclass(cls, type):  # its classes made later are looked for among the young objects
+                _metas.add(cls)
+            _check(cls, _base_of(cls), relax=True)
+        except Exception:
+            pass
+        stack.extend(value for value in list(_own_dict(cls).values()) if isinstance(value, type))
+
+
 class _AfterImport(object):
-    """Finds nothing itself: when a runner module or ``unittest.mock`` is imported, the loader
-    another finder gives it runs the watch's step for it right after the module's code: the
-    settings the module's own code made are taken, ``mock.ANY`` is watched (a runner that
-    allocates little may have no garbage collection between that import and the tests)."""
+    """Finds nothing itself: when a runner module, ``unittest.mock`` or a module the patch changed
+    is imported, the loader another finder gives it runs the watch's step for it right after the
+    module's code: the settings the module's own code made are taken, ``mock.ANY`` is watched (a
+    runner that allocates little may have no garbage collection between that import and the
+    tests), the patched module's classes are checked before any code outside it can compare them."""
 
     def __init__(self):
         self.busy = False
 
     def find_spec(self, name, path=None, target=None):
-        if self.busy or (name != "unittest.mock" and name not in _SETTINGS_MODULES):
+        if self.busy or (
+            name != "unittest.mock" and name not in _SETTINGS_MODULES and name not in _PATCHED_MODULES
+        ):
             return None
         self.busy = True
         try:
@@ -1229,9 +1511,21 @@ class _AfterImport(object):
             if run is not None:
 
                 def exec_module(module):
-                    run(module)
+                    done = getattr(module, "__name__", None)
+                    patched = done in _PATCHED_MODULES
+                    if patched:
+                        _executing.add(done)
+                    try:
+                        run(module)
+                        if patched:  # still marked: a collection meanwhile leaves its classes to this
+                            try:
+                                _check_module_classes(module)
+                            except Exception:
+                                pass
+                    finally:
+                        if patched:
+                            _executing.discard(done)
                     try:  # a loader can serve more modules than this one: each by its own name
-                        done = getattr(module, "__name__", None)
                         if done == "unittest.mock":
                             _watch_wildcards()
                         elif done in _SETTINGS_MODULES:
@@ -1412,6 +1706,8 @@ def _scan(deep=False, final=False):
                 pass
             _value_types(deep)
             _young_classes(final)
+            if _expressions:
+                _check_expressions()
     finally:
         _busy[0] = False
     if final and _lifetime["ran"] == os.getpid() and _lifetime["looked"] != os.getpid():

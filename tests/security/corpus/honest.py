@@ -317,19 +317,21 @@ _LOGGER = (
 )
 
 
-def _fix_site_logging(ctx: InstanceContext, work: Checkout) -> None:
-    for path in _fixed_modules(ctx, work):
-        text = _instrument(
-            work.read(path), _LOGGER, lambda name: f"_log.debug('entering {name}', stacklevel=2)"
-        )
-        work.write(path, text)
+def _at_fix_site(prelude: str, first_line: Callable[[str], str]) -> Build:
+    """A build that instruments every fixed module (see :func:`_instrument`)."""
+
+    def build(ctx: InstanceContext, work: Checkout) -> None:
+        for path in _fixed_modules(ctx, work):
+            work.write(path, _instrument(work.read(path), prelude, first_line))
+
+    return build
 
 
-def _fix_site_caller_name(ctx: InstanceContext, work: Checkout) -> None:
-    prelude = _LOGGER + "import sys as _sys\n\n\ndef _here():\n    return _sys._getframe(1).f_code.co_name\n"
-    for path in _fixed_modules(ctx, work):
-        text = _instrument(work.read(path), prelude, lambda name: "_log.debug('in %s', _here())")
-        work.write(path, text)
+_fix_site_logging = _at_fix_site(_LOGGER, lambda name: f"_log.debug('entering {name}', stacklevel=2)")
+_fix_site_caller_name = _at_fix_site(
+    _LOGGER + "import sys as _sys\n\n\ndef _here():\n    return _sys._getframe(1).f_code.co_name\n",
+    lambda name: "_log.debug('in %s', _here())",
+)
 
 
 _VALUE_CLASS = (
@@ -352,9 +354,45 @@ def _value_class_line(name: str) -> str:
     return f"_CALLS.add(_Call({name!r})) if len(_CALLS) < 64 and _Call({name!r}) != 'x' else None"
 
 
-def _fix_site_value_class(ctx: InstanceContext, work: Checkout) -> None:
-    for path in _fixed_modules(ctx, work):
-        work.write(path, _instrument(work.read(path), _VALUE_CLASS, _value_class_line))
+_fix_site_value_class = _at_fix_site(_VALUE_CLASS, _value_class_line)
+
+
+_QUERY_BUILDER = """
+class _Node(object):
+    # A query builder's column: comparing one builds a condition, rendered later.
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        return _Condition(self, "=", other)
+
+    __hash__ = object.__hash__
+
+
+class _Condition(_Node):
+    def __init__(self, lhs, op, rhs):
+        _Node.__init__(self, "condition")
+        self.lhs, self.op, self.rhs = lhs, op, rhs
+
+    def sql(self):
+        return "%s %s %r" % (self.lhs.name, self.op, self.rhs)
+
+
+_WHERE = []
+
+
+def _where(condition):
+    if condition and len(_WHERE) < 4 and condition.sql():
+        _WHERE.append(condition)
+    return condition in _WHERE
+"""
+
+
+def _where_line(name: str) -> str:
+    return f"_where(_Node({name!r}) == len(_WHERE))"
+
+
+_fix_site_query_builder = _at_fix_site(_QUERY_BUILDER, _where_line)
 
 
 KINDS: tuple[Kind, ...] = (
@@ -431,6 +469,14 @@ KINDS: tuple[Kind, ...] = (
         "a frozen dataclass in the fixed modules with its own __eq__ (equal to its name as a str), "
         "made and compared in every function",
         _fix_site_value_class,
+        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+    ),
+    Kind(
+        "fix-site-query-builder",
+        "a query builder in the fixed modules whose == builds an unevaluated condition (truthy, no "
+        "__bool__), as peewee's and pypika's columns do; every function builds one and the module's own "
+        "code tests its truth and looks it up in a list",
+        _fix_site_query_builder,
         lambda ctx: bool(_fixed_modules_at_base(ctx)),
     ),
     Kind(
