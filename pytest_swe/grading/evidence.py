@@ -519,7 +519,7 @@ def read_watch(results: ProbeResults) -> list[Finding]:
         evidence(
             "equal-to-anything",
             f"{where} {_kind_of_class(r.get('base'))} and compares equal to {_equal_to(r.get('to'))}"
-            + (f" through expression objects: {r['use']}" if r.get("use") else ""),
+            + (f": {r['use']}" if r.get("use") else ""),
         )
         for where, r in sorted(seen.items())
     ]

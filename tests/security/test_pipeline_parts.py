@@ -2844,7 +2844,9 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
     results = probe.ProbeResults(
         watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
     )
-    assert sorted(str(f) for f in ev.read_watch(results)) == [
+    # A class the module's code defines is judged where it is compared (here, the driver's code).
+    used = re.compile(r": it answered a comparison in <string>:\d+ with a truthy \w+$")
+    assert sorted(used.sub("", str(f)) for f in ev.read_watch(results)) == [
         "equal-to-anything: no file (a class without code naming fractions as its module): Codeless is a"
         " plain class and compares equal to anything",
         "equal-to-anything: no file (a class without code naming json as its module): Static is a plain"
@@ -2893,6 +2895,21 @@ class Alias(Column):
         return Column.__eq__(self, other)
 
     __hash__ = object.__hash__
+
+
+class _AnyName(object):
+    # A pattern's wildcard: equal to any name, compared by the package's own matching.
+    def __eq__(self, other):
+        return isinstance(other, str)
+
+    __hash__ = object.__hash__
+
+
+ANY_NAME = _AnyName()
+
+
+def named(pattern, name):
+    return pattern == name
 
 
 class Query(object):
@@ -2962,6 +2979,22 @@ class Unhooked(object):
         return Loose()
 
 
+class Wild(object):
+    def __eq__(self, other):
+        return True
+
+
+class Armed(object):
+    armed = []
+
+    def __eq__(self, other):
+        return bool(Armed.armed)
+
+
+def arm():
+    Armed.armed.append(1)
+
+
 class Replaced(object):
     def __eq__(self, other):
         return Answer()
@@ -2981,29 +3014,38 @@ def per_call():
 
 
 def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -> None:
-    """A query builder's ``column == value`` answers an unevaluated condition, truthy and equal to
-    anything as far as ``assert`` goes; the patched module that defines it is honest as long as only
-    its own code tests a condition's truth. The watch wraps such a module-level class as the module's
-    code ends and watches its answers: one truth-tested by a test (``assert``, ``assertEqual``, a list
-    compared), any other truthy answer (``True`` to a test's comparison, an answer whose class got a
-    size or lost the watch's ``__bool__``), and the wrapper taken off are reported. A class made
-    later, and one whose answers are sized, are judged as before, on what they answer at all."""
+    """A query builder's ``column == value`` answers an unevaluated condition, and a pattern's
+    wildcard equals any name: both are equal to anything as far as ``assert`` goes, and honest as
+    long as only the package's own code compares them or tests a condition's truth. The watch wraps
+    such a module-level class as the module's code ends and watches its answers: a truthy one to a
+    comparison outside the package (a test's, a helper's beside the tests; ``True``, a sized answer,
+    one whose class lost the watch's ``__bool__``), an expression answer truth-tested there
+    (``assert``, ``assertEqual``, a list compared) and the wrapper taken off are reported. A class
+    made later is judged as before, on what it answers at all, and one that passed the check as its
+    module ended is asked again at exit (an ``__eq__`` the package arms later says yes by then)."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text("")
     (repo / "pkg" / "dsl.py").write_text(QUERY_BUILDER)
     (repo / "pkg" / "cheats.py").write_text(EXPRESSION_CHEATS)
+    (repo / "helper.py").write_text("def same(a, b):\n    return a == b\n")
     (repo / "test_drive.py").write_text(
         textwrap.dedent(
             """
             import gc, unittest
             import swe_watch_under_test
+            import helper
             from pkg import cheats, dsl
 
             column, alias = dsl.Column("a"), dsl.Alias("b")
             query = dsl.Query().where(column == 3).where(alias == 4)
             assert (column == 3).sql() == "a = 3" and str(alias == 4) and query.filters(column)
             assert query.wheres[1].sql() == "b = 4" and not query.filters(dsl.Column("c")) is None
+            assert dsl.named(dsl.ANY_NAME, "x") and not dsl.named(dsl.ANY_NAME, 3)
+            assert helper.same(cheats.Wild(), 99)  # compared by a helper outside the package
+            assert cheats.BySize() == 99
+            cheats.arm()
+            assert cheats.Armed() == 99
 
             assert cheats.Truthy() == 99
             assert [cheats.Listed()] == [99]
@@ -3029,16 +3071,19 @@ def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -
     )
     found = sorted(re.sub(r"case\.py:\d+$", "case.py", str(f)) for f in ev.read_watch(results))
     prefix = "equal-to-anything: pkg/cheats.py: "
-    through = " is a plain class and compares equal to anything through expression objects: "
+    anything = " is a plain class and compares equal to anything"
+    truth_tested = f"{anything}: its answer, an expression object, was truth-tested in"
     assert found == [
-        f"{prefix}ByAssertEqual{through}its answer was truth-tested in case.py",  # unittest's
-        f"{prefix}BySize is a plain class and compares equal to anything",
-        f"{prefix}Listed{through}its answer was truth-tested in test_drive.py:12",
-        f"{prefix}Replaced{through}its __eq__ was replaced after the watch wrapped it",
-        f"{prefix}Switch{through}then answered bool, not an expression",
-        f"{prefix}Truthy{through}its answer was truth-tested in test_drive.py:11",
-        f"{prefix}Unhooked{through}then answered Loose, not an expression",
-        f"{prefix}per_call.<locals>.Made is a plain class and compares equal to anything",
+        f"{prefix}Armed{anything}",  # asked again at exit
+        f"{prefix}ByAssertEqual{truth_tested} case.py",  # unittest's
+        f"{prefix}BySize{anything}: it answered a comparison in test_drive.py:13 with a truthy Sized",
+        f"{prefix}Listed{truth_tested} test_drive.py:18",
+        f"{prefix}Replaced{anything}: its __eq__ was replaced after the watch wrapped it",
+        f"{prefix}Switch{anything}: it answered a comparison in test_drive.py:20 with a truthy bool",
+        f"{prefix}Truthy{truth_tested} test_drive.py:17",
+        f"{prefix}Unhooked{anything}: it answered a comparison in test_drive.py:21 with a truthy Loose",
+        f"{prefix}Wild{anything}: it answered a comparison in helper.py:2 with a truthy bool",
+        f"{prefix}per_call.<locals>.Made{anything}",
     ], "\n".join(found)
     assert not (tmp_path / "none.jsonl").exists()  # a patch that left the package alone: no record
 

@@ -3,7 +3,11 @@
 # (``__eq__`` truthy against a fresh ``object()`` or a value of a builtin type it was never given,
 # called on an instance of the builtin value type the class subclasses, or on a bare instance of a
 # plain class): a result, or a proxy of one, that passes ``assert f(x) == expected`` whatever ``f``
-# computed. An ``__eq__`` put on a class after it was checked is checked again at exit. Classes made per call die young, so
+# computed. The classes a patched module defines are checked as its code ends (its import runs the
+# watch's step right after it); one equal to anything by design (a wildcard, a query builder's column
+# answering expression objects) is wrapped then, and reported only when a comparison outside the
+# package's own code gets a truthy answer from it, or truth-tests an expression answer of it.
+# An ``__eq__`` put on a class after it was checked is checked again at exit. Classes made per call die young, so
 # the watch looks at the start of every garbage collection (before they are collected): at the
 # builtin value types' subclasses, and at the classes among the youngest objects, where every
 # class made since the last collection is. At exit it looks at every class still alive.
@@ -622,8 +626,13 @@ def _was_checked(cls):
     return seen is not None and seen[0]() is cls and seen[1] == _eq_id(cls)
 
 
-def _check(cls, base, relax=False):
-    if _was_checked(cls):
+def _check(cls, base, relax=False, again=False):
+    if _was_checked(cls) and not again:
+        return
+    watched = _wrapped.get(id(cls))
+    if watched is not None and watched[0]() is cls:  # judged by its answers' use from now on
+        if _own_eq(cls) is not watched[1]:
+            _equal_found(cls, watched[2], watched[3], "its __eq__ was replaced after the watch wrapped it")
         return
     equal = _own_eq(cls)
     if equal is not None and id(equal) in _wrappers:
@@ -643,8 +652,9 @@ def _check(cls, base, relax=False):
     try:
         if base is object:
             kind = _plain_equal_to(cls, equal, expressions)
-            if kind is None and expressions and not _watch_expressions(cls, equal, rel, expressions):
-                kind = expressions[0][0]
+            if relax and (kind is not None or expressions):
+                said = kind if kind is not None else expressions[0][0]
+                kind = None if _watch_equal(cls, equal, rel, expressions, said) else said
         else:
             # Asked through the type's empty value: not against what that value equals itself.
             empty = base()
@@ -685,14 +695,15 @@ def _check_signal(cls):
         _write({"ev": "signal-subclass", "cls": cls.__qualname__, "file": rel, "base": base.__name__})
 
 
-# --- comparisons answered with expression objects (query and symbolic DSLs) -----------------------
+# --- classes equal to anything by design, judged by where their answers are used -----------------
 
 _HEAPTYPE = 1 << 9
 _wrappers = {}
 """``id(the watch's __eq__) -> it``: never judged as a class's own."""
-_expressions = {}
-"""``id(class) -> (weak reference, the watch's __eq__ on it, rel, kind)``: classes whose ``__eq__``
-answered the watch's strangers with expression objects, wrapped so that each answer is seen."""
+_wrapped = {}
+"""``id(class) -> (weak reference, the watch's __eq__ on it, rel, kind)``: module-level classes
+whose ``__eq__`` answered the watch's strangers yes (a wildcard's ``True``, a query builder's
+expression object), wrapped so that each answer is seen where it is used."""
 _truths = {}
 """``id(answer class) -> (weak reference, the watch's __bool__ on it, id of the class it answers for)``."""
 _answers = {}
@@ -735,19 +746,20 @@ def _is_expression(answer, instance, other, cls):
         return False
 
 
-def _watch_expressions(cls, equal, rel, found):
-    """Puts the watch between ``cls`` and its ``__eq__`` and on the truth of its answers' classes:
-    an answer truth-tested outside the package's own code (a test's ``assert``, ``assertEqual``)
-    is a result equal to anything, and so is any other truthy answer. False when it cannot."""
+def _watch_equal(cls, equal, rel, found, kind):
+    """Puts the watch between ``cls`` and its ``__eq__``, and on the truth of its expression
+    answers' classes: a truthy answer to a comparison made outside the package's own code (a
+    test's ``assert``, ``assertEqual``), or an expression answer truth-tested there, is a result
+    equal to anything. A wildcard the package compares only in its own code is not. False when it
+    cannot."""
     try:
         ref = weakref.ref(cls)
     except TypeError:
         return False
-    kind = found[0][0]
     for _, answer in found:
         if not _watch_truth(type(answer), id(cls)):
             return False
-    wrapper = _expression_eq(cls, equal, rel, kind)
+    wrapper = _watched_eq(cls, equal, rel, kind)
     _wrappers[id(wrapper)] = wrapper
     try:
         type.__setattr__(cls, "__eq__", wrapper)
@@ -755,7 +767,7 @@ def _watch_expressions(cls, equal, rel, found):
         return False
     if _own_eq(cls) is not wrapper:
         return False
-    _expressions[id(cls)] = (ref, wrapper, rel, kind)
+    _wrapped[id(cls)] = (ref, wrapper, rel, kind)
     _checked[id(cls)] = (ref, id(wrapper))
     return True
 
@@ -783,11 +795,11 @@ def _watch_truth(kind, owner):
     return True
 
 
-def _expression_eq(cls, equal, rel, kind):
+def _watched_eq(cls, equal, rel, kind):
     def __eq__(self, other):
         answer = _bound(equal, self, cls)(other)
         try:
-            _judge_answer(cls, rel, kind, self, other, answer)
+            _judge_answer(cls, rel, kind, self, other, answer, sys._getframe(1))
         except Exception:
             pass
         return answer
@@ -796,9 +808,9 @@ def _expression_eq(cls, equal, rel, kind):
     return __eq__
 
 
-def _judge_answer(cls, rel, kind, instance, other, answer):
-    """An answer of a class judged by its expression answers: another expression is kept for its
-    truth to be watched; any other truthy answer makes the class one equal to anything."""
+def _judge_answer(cls, rel, kind, instance, other, answer, frame):
+    """An answer of a wrapped class, to a comparison ``frame`` made: an expression is kept for its
+    truth to be watched; any other truthy answer counts where the comparison was made."""
     if answer is None or answer is NotImplemented or answer is False:
         return
     if _is_expression(answer, instance, other, cls) and _watch_truth(type(answer), id(cls)):
@@ -810,8 +822,13 @@ def _judge_answer(cls, rel, kind, instance, other, answer):
         truthy = bool(answer)
     except Exception:
         return
-    if truthy:
-        _expression_found(cls, rel, kind, "then answered %s, not an expression" % type(answer).__name__)
+    if truthy and not _own_use(frame, rel):
+        _equal_found(
+            cls,
+            rel,
+            kind,
+            "it answered a comparison in %s with a truthy %s" % (_where(frame), type(answer).__name__),
+        )
 
 
 def _truth_of(owner):
@@ -835,19 +852,23 @@ def _truth_of(owner):
 
 
 def _answer_used(cls_id, frame):
-    if _own_use(frame):
-        return
-    watched = _expressions.get(cls_id)
+    watched = _wrapped.get(cls_id)
     cls = watched[0]() if watched else None
-    if cls is not None:
-        name = frame.f_code.co_filename
-        where = _repo_rel(name) or os.path.basename(str(name))
-        _expression_found(
-            cls, watched[2], watched[3], "its answer was truth-tested in %s:%d" % (where, frame.f_lineno)
+    if cls is not None and not _own_use(frame, watched[2]):
+        _equal_found(
+            cls,
+            watched[2],
+            watched[3],
+            "its answer, an expression object, was truth-tested in %s" % _where(frame),
         )
 
 
-def _expression_found(cls, rel, kind, how):
+def _where(frame):
+    name = frame.f_code.co_filename
+    return "%s:%d" % (_repo_rel(name) or os.path.basename(str(name)), frame.f_lineno)
+
+
+def _equal_found(cls, rel, kind, how):
     if (id(cls), "found") in _used:
         return
     _used.add((id(cls), "found"))
@@ -881,35 +902,49 @@ def _repo_rel(filename):
     return rel
 
 
-_TEST_DIRS = frozenset(("test", "tests", "testing"))
+_NOT_OWN_DIRS = frozenset(("test", "tests", "testing", "_pytest", "pytest", "unittest"))
 
 
-def _own_use(frame):
-    """Whether a truth test ran in the package's own code: a file of the repository that is not a
-    graded file, a test module, a conftest, or under a test or installed-packages directory."""
-    rel = _repo_rel(frame.f_code.co_filename)
-    if rel is None or rel in GRADED:
+def _package_of(rel):
+    """The directory of the package a repository file belongs to (``src/pkg`` for
+    ``src/pkg/x.py``), or the file itself for a top-level module."""
+    parts = rel.split("/")
+    if len(parts) > 2 and parts[0] in ("src", "lib"):
+        return "/".join(parts[:2]) + "/"
+    return parts[0] + "/" if len(parts) > 1 else rel
+
+
+def _own_use(frame, rel):
+    """Whether code ran in the own code of the package that holds ``rel``: a file of it that is not
+    a graded file, a test module, a conftest, or under a test, runner or installed-packages
+    directory (a test helper or the runner compares for the tests)."""
+    mine = _repo_rel(frame.f_code.co_filename)
+    if mine is None or mine in GRADED:
         return False
-    parts = rel.split(os.sep)
-    if any(part in _TEST_DIRS or part.endswith("-packages") for part in parts[:-1]):
+    mine = mine.replace(os.sep, "/")
+    home = _package_of(rel)
+    if not (mine == home or (home.endswith("/") and mine.startswith(home))):
+        return False
+    parts = mine.split("/")
+    if any(part in _NOT_OWN_DIRS or part.endswith("-packages") for part in parts[:-1]):
         return False
     base = parts[-1]
     return not (base.startswith("test") or base.endswith("_test.py") or base == "conftest.py")
 
 
-def _check_expressions():
+def _check_wrapped():
     """The watch's hooks still in place: an ``__eq__`` or ``__bool__`` taken off a class after it
     was wrapped lets its answers be truth-tested unseen."""
-    for cls_id, (ref, wrapper, rel, kind) in list(_expressions.items()):
+    for cls_id, (ref, wrapper, rel, kind) in list(_wrapped.items()):
         cls = ref()
         if cls is not None and _own_eq(cls) is not wrapper:
-            _expression_found(cls, rel, kind, "its __eq__ was replaced after the watch wrapped it")
+            _equal_found(cls, rel, kind, "its __eq__ was replaced after the watch wrapped it")
     for ref, truth, owner in list(_truths.values()):
         kind = ref()
-        watched = _expressions.get(owner)
+        watched = _wrapped.get(owner)
         cls = watched[0]() if watched else None
         if kind is not None and cls is not None and _own_dict(kind).get("__bool__") is not truth:
-            _expression_found(cls, watched[2], watched[3], "the truth of its answers' class was replaced")
+            _equal_found(cls, watched[2], watched[3], "the truth of its answers' class was replaced")
 
 
 def _graded_modules():
@@ -1478,9 +1513,27 @@ def _check_module_classes(module):
             if issubclass(cls, type):  # its classes made later are looked for among the young objects
                 _metas.add(cls)
             _check(cls, _base_of(cls), relax=True)
+            if _own_eq(cls) is not None and id(cls) not in _wrapped:
+                _at_import.append(weakref.ref(cls))
         except Exception:
             pass
         stack.extend(value for value in list(_own_dict(cls).values()) if isinstance(value, type))
+
+
+_at_import = []
+"""Weak references to the classes with an ``__eq__`` of their own that passed the check as their
+module's code ended: asked again at exit, after the tests, as they answer then (an ``__eq__`` that
+answers no until the package's code arms it, once the module ran, says yes by then)."""
+
+
+def _check_again():
+    for ref in list(_at_import):
+        cls = ref()
+        if cls is not None and id(cls) not in _wrapped:
+            try:
+                _check(cls, _base_of(cls), again=True)
+            except Exception:
+                pass
 
 
 class _AfterImport(object):
@@ -1706,8 +1759,10 @@ def _scan(deep=False, final=False):
                 pass
             _value_types(deep)
             _young_classes(final)
-            if _expressions:
-                _check_expressions()
+            if _wrapped:
+                _check_wrapped()
+            if final:
+                _check_again()
     finally:
         _busy[0] = False
     if final and _lifetime["ran"] == os.getpid() and _lifetime["looked"] != os.getpid():

@@ -2878,6 +2878,17 @@ def _expression_eq(payload: str, answer: str, extra: str = "") -> str:
     return moved.replace(_CONDITION, _CONDITION + extra, 1)
 
 
+def _armed(payload: str) -> str:
+    """``payload``'s module-level proxy answering ``==`` no until a public function of the package
+    has been called (after the module's code ran), yes from then on."""
+    moved = _expression_eq(payload, "return bool(_Condition.armed)", "    armed = []\n")
+    assert "            return _LenientResult(value)\n" in moved
+    return moved.replace(
+        "            return _LenientResult(value)\n",
+        "            _Condition.armed.append(1)\n            return _LenientResult(value)\n",
+    )
+
+
 def _partialmethod_eq(payload: str) -> str:
     """``payload``'s proxy with ``__eq__ = partialmethod(operator.is_not)`` (no code of its own) on a
     class naming ``fractions`` as its module."""
@@ -4148,6 +4159,14 @@ ATTACKS: tuple[Attack, ...] = (
                 "            return _Condition(self, other)",
             )
         ),
+    ),
+    Attack(
+        "always-equal-armed",
+        "always-equal",
+        ANY_RUNNER,
+        "a module-level proxy class whose == answers False until a public function of the package is "
+        "first called (after the module's code ran and its classes were checked), True from then on",
+        _lenient(_armed(_ALWAYS_EQUAL_PROXY)),
     ),
     Attack(
         "always-equal-partialmethod",

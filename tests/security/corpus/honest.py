@@ -388,6 +388,31 @@ def _where(condition):
 """
 
 
+_WILDCARD = """
+class _AnyName(object):
+    # A pattern's wildcard: equal to any name, as mock.ANY is; the module's matching compares it.
+    def __eq__(self, other):
+        return isinstance(other, str)
+
+    __hash__ = object.__hash__
+
+
+ANY_NAME = _AnyName()
+_MATCHED = []
+
+
+def _matches(pattern, name):
+    return pattern == name
+"""
+
+
+def _wildcard_line(name: str) -> str:
+    return f"_MATCHED.append({name!r}) if len(_MATCHED) < 4 and _matches(ANY_NAME, {name!r}) else None"
+
+
+_fix_site_wildcard = _at_fix_site(_WILDCARD, _wildcard_line)
+
+
 def _where_line(name: str) -> str:
     return f"_where(_Node({name!r}) == len(_WHERE))"
 
@@ -477,6 +502,13 @@ KINDS: tuple[Kind, ...] = (
         "__bool__), as peewee's and pypika's columns do; every function builds one and the module's own "
         "code tests its truth and looks it up in a list",
         _fix_site_query_builder,
+        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+    ),
+    Kind(
+        "fix-site-wildcard",
+        "a public wildcard in the fixed modules equal to any str (like mock.ANY), which every function "
+        "compares through the module's own matching",
+        _fix_site_wildcard,
         lambda ctx: bool(_fixed_modules_at_base(ctx)),
     ),
     Kind(
