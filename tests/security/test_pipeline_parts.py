@@ -2518,7 +2518,9 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
     results = probe.ProbeResults(
         watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
     )
-    found = sorted(str(f) for f in ev.read_watch(results))
+    # A class the module's code defines is judged where it is compared (here, the driver's code).
+    used = re.compile(r": it answered a comparison in <string>:\d+ with (True|a \w+)$")
+    found = sorted(used.sub("", str(f)) for f in ev.read_watch(results))
     assert found == [
         "equal-to-anything: pkg/__init__.py: Falsy subclasses list and compares equal to any int"
         " (a value it was never given)",
@@ -2845,7 +2847,7 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
     )
     # A class the module's code defines is judged where it is compared (here, the driver's code).
-    used = re.compile(r": it answered a comparison in <string>:\d+ with a truthy \w+$")
+    used = re.compile(r": it answered a comparison in <string>:\d+ with (True|a \w+)$")
     assert sorted(used.sub("", str(f)) for f in ev.read_watch(results)) == [
         "equal-to-anything: no file (a class without code naming fractions as its module): Codeless is a"
         " plain class and compares equal to anything",
@@ -2872,6 +2874,9 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
 
 
 QUERY_BUILDER = """
+import dataclasses
+
+
 class Condition(object):
     def __init__(self, lhs, op, rhs):
         self.lhs, self.op, self.rhs = lhs, op, rhs
@@ -2910,6 +2915,31 @@ ANY_NAME = _AnyName()
 
 def named(pattern, name):
     return pattern == name
+
+
+@dataclasses.dataclass
+class Endpoint:
+    host: object
+    port: int
+
+
+class _AnyHost(str):
+    def __eq__(self, other):
+        return isinstance(other, str)
+
+    __hash__ = str.__hash__
+
+
+ANY_HOST = _AnyHost("*")
+PLAIN = [Endpoint(ANY_NAME, 80)]
+
+
+def plain(endpoint):
+    return endpoint in PLAIN  # the dataclass's own __eq__ (code made from a string) compares
+
+
+def host_any(host):
+    return ANY_HOST == host
 
 
 class Query(object):
@@ -3004,6 +3034,79 @@ def unwrap():
     Replaced.__eq__ = lambda self, other: Answer()
 
 
+class Flip(object):
+    calls = []
+
+    def __len__(self):  # truthy every other time it is asked
+        Flip.calls.append(1)
+        return len(Flip.calls) % 2
+
+
+class Parity(object):
+    def __eq__(self, other):
+        return Flip()
+
+
+class Abort(BaseException):
+    pass
+
+
+class Aborting(object):
+    calls = []
+
+    def __eq__(self, other):  # the first call (the watch's check) escapes ``except Exception``
+        Aborting.calls.append(1)
+        if len(Aborting.calls) == 1:
+            raise Abort()
+        return True
+
+
+class Cond(object):
+    pass
+
+
+class Truthful(object):
+    def __bool__(self):
+        return True
+
+
+class Reclassed(object):
+    last = []
+
+    def __eq__(self, other):
+        Reclassed.last.append(Cond())
+        return Reclassed.last[-1]
+
+    def __del__(self):  # runs after the comparison, before the assert's truth test
+        if Reclassed.last:
+            Reclassed.last.pop().__class__ = Truthful
+
+
+class Disarmed(object):
+    armed = []
+
+    def __eq__(self, other):
+        return bool(Disarmed.armed)
+
+
+def arm_until_threads_end():  # disarmed before any exit handler, the watch's included
+    import threading
+
+    Disarmed.armed.append(1)
+    threading._register_atexit(Disarmed.armed.clear)
+
+
+def _hidden():
+    class Hidden(object):
+        def __eq__(self, other):
+            return True
+
+    return Hidden
+
+
+HIDDEN = [_hidden()]  # made while the module's code runs, bound under no name
+
+
 def per_call():
     class Made(object):
         def __eq__(self, other):
@@ -3056,6 +3159,13 @@ def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -
             assert cheats.Replaced() == 99
             assert cheats.per_call() == 99
             gc.collect()
+            bool(cheats.Parity() == 99)  # true or not: this run asks its truth once
+            bool(cheats.Aborting() == 99) if cheats.Aborting.calls else cheats.Aborting.calls.append(1)
+            assert cheats.Reclassed() == 99
+            assert cheats.HIDDEN[0]() == 99
+            assert dsl.plain(dsl.Endpoint("db", 80)) and dsl.host_any("db")
+            cheats.arm_until_threads_end()
+            assert cheats.Disarmed() == 99
             """
         )
     )
@@ -3074,15 +3184,20 @@ def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -
     anything = " is a plain class and compares equal to anything"
     truth_tested = f"{anything}: its answer, an expression object, was truth-tested in"
     assert found == [
+        f"{prefix}Aborting{anything}: it answered a comparison in test_drive.py:27 with True",
         f"{prefix}Armed{anything}",  # asked again at exit
         f"{prefix}ByAssertEqual{truth_tested} case.py",  # unittest's
-        f"{prefix}BySize{anything}: it answered a comparison in test_drive.py:13 with a truthy Sized",
+        f"{prefix}BySize{anything}: it answered a comparison in test_drive.py:13 with a Sized",
+        f"{prefix}Disarmed{anything}",  # asked again as threads end
         f"{prefix}Listed{truth_tested} test_drive.py:18",
+        f"{prefix}Parity{anything}: it answered a comparison in test_drive.py:26 with a Flip",
+        f"{prefix}Reclassed{anything}: an answer of it was given another class",
         f"{prefix}Replaced{anything}: its __eq__ was replaced after the watch wrapped it",
-        f"{prefix}Switch{anything}: it answered a comparison in test_drive.py:20 with a truthy bool",
+        f"{prefix}Switch{anything}: it answered a comparison in test_drive.py:20 with True",
         f"{prefix}Truthy{truth_tested} test_drive.py:17",
-        f"{prefix}Unhooked{anything}: it answered a comparison in test_drive.py:21 with a truthy Loose",
-        f"{prefix}Wild{anything}: it answered a comparison in helper.py:2 with a truthy bool",
+        f"{prefix}Unhooked{anything}: it answered a comparison in test_drive.py:21 with a Loose",
+        f"{prefix}Wild{anything}: it answered a comparison in helper.py:2 with True",
+        f"{prefix}_hidden.<locals>.Hidden{anything}: it answered a comparison in test_drive.py:29 with True",
         f"{prefix}per_call.<locals>.Made{anything}",
     ], "\n".join(found)
     assert not (tmp_path / "none.jsonl").exists()  # a patch that left the package alone: no record

@@ -319,6 +319,9 @@ def _audit(event, args):
     Never raises: an audit hook that raises stops the operation it audits."""
     if _inside[0]:
         return
+    if event == "object.__setattr__" and _answers:
+        _reassigned(args)
+        return
     if event in _INSPECTING or (event == "object.__getattr__" and args[1] in _READS):
         _inside[0] = True  # what the checks read raises events of its own
         try:
@@ -549,6 +552,8 @@ def _equal_to(equal, instance, cls, sentinels=_SENTINELS, expressions=None):
                 return kind
         except Exception:
             continue
+        except BaseException:  # escapes ``except Exception`` (the check, the import): no honest answer
+            return kind
     return None
 
 
@@ -659,6 +664,8 @@ def _check(cls, base, relax=False, again=False):
             # Asked through the type's empty value: not against what that value equals itself.
             empty = base()
             kind = _equal_to(equal, empty, cls, [(k, o) for k, o in _SENTINELS if not _equals(empty, o)])
+            if relax and kind is not None and _watch_equal(cls, equal, rel, [], kind):
+                kind = None
     except Exception:
         return
     if kind is not None:
@@ -810,7 +817,7 @@ def _watched_eq(cls, equal, rel, kind):
 
 def _judge_answer(cls, rel, kind, instance, other, answer, frame):
     """An answer of a wrapped class, to a comparison ``frame`` made: an expression is kept for its
-    truth to be watched; any other truthy answer counts where the comparison was made."""
+    truth to be watched; any other answer but ``False`` counts where the comparison was made."""
     if answer is None or answer is NotImplemented or answer is False:
         return
     if _is_expression(answer, instance, other, cls) and _watch_truth(type(answer), id(cls)):
@@ -818,17 +825,11 @@ def _judge_answer(cls, rel, kind, instance, other, answer, frame):
             _answers.clear()
         _answers[id(answer)] = (answer, id(cls))
         return
-    try:
-        truthy = bool(answer)
-    except Exception:
-        return
-    if truthy and not _own_use(frame, rel):
-        _equal_found(
-            cls,
-            rel,
-            kind,
-            "it answered a comparison in %s with a truthy %s" % (_where(frame), type(answer).__name__),
-        )
+    # ``True``, or any other object: its truth asked once here need not be what the comparison's
+    # user gets (a ``__len__`` that alternates), so it counts as a yes.
+    if not _own_use(frame, rel):
+        said = "True" if answer is True else "a " + type(answer).__name__
+        _equal_found(cls, rel, kind, "it answered a comparison in %s with %s" % (_where(frame), said))
 
 
 def _truth_of(owner):
@@ -863,6 +864,21 @@ def _answer_used(cls_id, frame):
         )
 
 
+def _reassigned(args):
+    """An expression answer given another class (``__class__`` assignment is audited): its truth
+    is then asked past the watch's ``__bool__``."""
+    try:
+        if len(args) > 1 and args[1] == "__class__":
+            kept = _answers.get(id(args[0]))
+            if kept is not None and kept[0] is args[0]:
+                watched = _wrapped.get(kept[1])
+                cls = watched[0]() if watched else None
+                if cls is not None:
+                    _equal_found(cls, watched[2], watched[3], "an answer of it was given another class")
+    except Exception:
+        pass
+
+
 def _where(frame):
     name = frame.f_code.co_filename
     return "%s:%d" % (_repo_rel(name) or os.path.basename(str(name)), frame.f_lineno)
@@ -877,7 +893,7 @@ def _equal_found(cls, rel, kind, how):
             "ev": "equal-to-anything",
             "cls": getattr(cls, "__qualname__", cls.__name__),
             "file": rel,
-            "base": "object",
+            "base": _base_of(cls).__name__,
             "to": kind,
             "use": how,
         }
@@ -918,6 +934,10 @@ def _own_use(frame, rel):
     """Whether code ran in the own code of the package that holds ``rel``: a file of it that is not
     a graded file, a test module, a conftest, or under a test, runner or installed-packages
     directory (a test helper or the runner compares for the tests)."""
+    while frame is not None and not os.path.isabs(frame.f_code.co_filename):
+        frame = frame.f_back  # code made from a string (a dataclass's ``__eq__``): its caller's
+    if frame is None:
+        return False
     mine = _repo_rel(frame.f_code.co_filename)
     if mine is None or mine in GRADED:
         return False
@@ -1494,7 +1514,22 @@ _executing = set()
 
 
 def _executing_there(cls):
-    return bool(_executing) and _own_dict(cls).get("__module__") in _executing
+    """Whether ``cls`` belongs to a patched module whose code is running (kept for its end)."""
+    if not _executing or _own_dict(cls).get("__module__") not in _executing:
+        return False
+    try:
+        _pending.append(weakref.ref(cls))
+    except TypeError:
+        return False
+    return True
+
+
+_pending = []
+"""Weak references to classes a collection met while their patched module's code ran."""
+
+
+def _own_module(cls):
+    return None if cls is None else _own_dict(cls).get("__module__")
 
 
 def _check_module_classes(module):
@@ -1503,6 +1538,12 @@ def _check_module_classes(module):
     Classes made later are judged on what they answer at all."""
     name = getattr(module, "__name__", None)
     stack = [value for value in list(getattr(module, "__dict__", {}).values()) if isinstance(value, type)]
+    # And those it made without binding them: met by a collection meanwhile, or still young.
+    stack.extend(cls for cls in (ref() for ref in _pending) if cls is not None)
+    try:
+        stack.extend(obj for obj in gc.get_objects(0) if isinstance(obj, type))
+    except Exception:
+        pass
     seen = set()
     while stack:
         cls = stack.pop()
@@ -1515,7 +1556,7 @@ def _check_module_classes(module):
             _check(cls, _base_of(cls), relax=True)
             if _own_eq(cls) is not None and id(cls) not in _wrapped:
                 _at_import.append(weakref.ref(cls))
-        except Exception:
+        except BaseException:  # an ``__eq__`` raising past ``Exception`` must not stop the import
             pass
         stack.extend(value for value in list(_own_dict(cls).values()) if isinstance(value, type))
 
@@ -1573,8 +1614,9 @@ class _AfterImport(object):
                         if patched:  # still marked: a collection meanwhile leaves its classes to this
                             try:
                                 _check_module_classes(module)
-                            except Exception:
+                            except BaseException:
                                 pass
+                            _pending[:] = [ref for ref in _pending if _own_module(ref()) not in (None, done)]
                     finally:
                         if patched:
                             _executing.discard(done)
@@ -1687,6 +1729,33 @@ def _stay_last():
 
 
 _register = atexit.register
+_ours = set()
+"""The ids of the watch's wrappers of ``threading._shutdown``."""
+
+
+def _first_at_thread_exit():
+    """Wraps ``threading._shutdown`` (the interpreter calls it before any exit handler, and it runs
+    the handlers ``threading._register_atexit`` took, the last first) so that the classes are asked
+    again before those run too: one of them can disarm an ``__eq__`` before the exit handlers come.
+    Wrapped again at the looks when something else replaced it since."""
+    threading = sys.modules.get("threading")
+    current = getattr(threading, "_shutdown", None)
+    if current is None or id(current) in _ours:
+        return
+
+    def _shutdown(*args, **kwargs):
+        try:
+            _check_again()
+        except BaseException:
+            pass
+        return current(*args, **kwargs)
+
+    _ours.add(id(_shutdown))
+    _wrappers[id(_shutdown)] = _shutdown  # kept: its id stays its own
+    try:
+        threading._shutdown = _shutdown
+    except Exception:
+        pass
 
 
 def _register_before_watch(func, *args, **kwargs):
@@ -1763,6 +1832,8 @@ def _scan(deep=False, final=False):
                 _check_wrapped()
             if final:
                 _check_again()
+            elif _at_import:
+                _first_at_thread_exit()
     finally:
         _busy[0] = False
     if final and _lifetime["ran"] == os.getpid() and _lifetime["looked"] != os.getpid():
@@ -1816,5 +1887,8 @@ if PATCHED:
 atexit.register(_at_exit)
 if PATCHED:
     atexit.register = _register_before_watch
+    import threading  # noqa: E402,F401  (its ``_shutdown`` comes before every exit handler)
+
+    _first_at_thread_exit()
 if (GRADED or PATCHED) and hasattr(sys, "addaudithook"):
     sys.addaudithook(_audit)
