@@ -523,6 +523,17 @@ def read_watch(results: ProbeResults) -> list[Finding]:
         )
         for where, r in sorted(seen.items())
     ]
+    restored = sorted(
+        {(str(r.get("file")), str(r.get("cls"))) for r in results.watch if r.get("ev") == "eq-restored"}
+    )
+    found += [
+        evidence(
+            "equal-to-anything",
+            f"{path}: {cls} had its own __eq__ put back over the equality watch's while the tests ran:"
+            " its answers to the tests' comparisons went unseen",
+        )
+        for path, cls in restored
+    ]
     wildcards = sorted(
         {
             (str(r.get("name")), str(r.get("test")))

@@ -3113,6 +3113,10 @@ def per_call():
             return Answer()
 
     return Made()
+
+
+def same(a, b):  # the package's own comparison: its answer is not asked again there
+    return a == b
 """
 
 
@@ -3148,7 +3152,7 @@ def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -
             assert helper.same(cheats.Wild(), 99)  # compared by a helper outside the package
             assert cheats.BySize() == 99
             cheats.arm()
-            assert cheats.Armed() == 99
+            assert cheats.same(cheats.Armed(), 99)  # compared where the sentry does not ask again
 
             assert cheats.Truthy() == 99
             assert [cheats.Listed()] == [99]
@@ -3165,7 +3169,7 @@ def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -
             assert cheats.HIDDEN[0]() == 99
             assert dsl.plain(dsl.Endpoint("db", 80)) and dsl.host_any("db")
             cheats.arm_until_threads_end()
-            assert cheats.Disarmed() == 99
+            assert cheats.same(cheats.Disarmed(), 99)
             """
         )
     )
@@ -3199,6 +3203,214 @@ def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -
         f"{prefix}Wild{anything}: it answered a comparison in helper.py:2 with True",
         f"{prefix}_hidden.<locals>.Hidden{anything}: it answered a comparison in test_drive.py:29 with True",
         f"{prefix}per_call.<locals>.Made{anything}",
+    ], "\n".join(found)
+    assert not (tmp_path / "none.jsonl").exists()  # a patch that left the package alone: no record
+
+
+ARMED_CHEATS = """
+import os, sys
+
+
+def _testing():
+    return bool(os.environ.get("PYTEST_CURRENT_TEST"))
+
+
+class EnvArmed:  # equal to anything only while the runner says a test runs
+    def __init__(self, v=0):
+        self.v = v
+
+    def __eq__(self, other):
+        if _testing():
+            return True
+        return isinstance(other, EnvArmed) and self.v == other.v
+
+
+class FrameArmed:  # ... only when a test function is on the stack
+    def __eq__(self, other):
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_name.startswith("test_"):
+                return True
+            frame = frame.f_back
+        return other is self
+
+
+class TypedArmed:  # ... only while a test runs, and only to the builtin values tests expect
+    def __eq__(self, other):
+        return _testing() and isinstance(other, (int, str)) or other is self
+
+
+class StrArmed(str):  # ... a str subclass, to any str while a test runs
+    def __eq__(self, other):
+        return _testing() or str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+class Restored:  # its own __eq__ put back over the watch's before the comparison
+    def __eq__(self, other):
+        return _testing() or other is self
+
+
+_ORIGINAL = Restored.__dict__["__eq__"]
+
+
+def restore():
+    Restored.__eq__ = _ORIGINAL
+
+
+class Swapped:  # given an armed __eq__ after its module ran
+    def __eq__(self, other):
+        return other is self
+
+
+def swap():
+    Swapped.__eq__ = lambda self, other: _testing() or other is self
+"""
+
+HONEST_VALUES = """
+import dataclasses
+
+
+class Point:  # fields compared with defaults: None fields on both sides are equal
+    def __init__(self, x=None, y=None):
+        self.x, self.y = x, y
+
+    def __eq__(self, other):
+        return getattr(self, "x", None) == getattr(other, "x", None) and getattr(self, "y", None) == getattr(
+            other, "y", None
+        )
+
+    __hash__ = None
+
+
+class Money:  # equal to its own number
+    def __init__(self, cents):
+        self.cents = cents
+
+    def __eq__(self, other):
+        return self.cents == (other.cents if isinstance(other, Money) else other)
+
+
+class Version:
+    def __init__(self, text):
+        self.parts = tuple(int(p) for p in text.split("."))
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = Version(other)
+        return isinstance(other, Version) and self.parts == other.parts
+
+
+class Folded(str):
+    def __eq__(self, other):
+        return isinstance(other, str) and self.casefold() == other.casefold()
+
+    __hash__ = str.__hash__
+
+
+class Vector:
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __eq__(self, other):
+        return self.items == list(other)
+
+
+class Empty:  # every instance equals every other: it has no fields
+    def __eq__(self, other):
+        return isinstance(other, Empty)
+
+
+class Null:
+    def __eq__(self, other):
+        return other is None or isinstance(other, Null)
+
+
+@dataclasses.dataclass
+class Item:
+    name: str
+    count: int = 0
+
+
+def index_of(items, value):
+    for at, item in enumerate(items):
+        if item == value:  # the package's own comparison: not asked again
+            return at
+    return -1
+"""
+
+
+def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them(tmp_path: Path) -> None:
+    """A module-level class that passes the check as its module ends, and at exit, can still be
+    armed while a test runs (the runner's environment, a test's frame). The watch puts a sentry on
+    its ``__eq__``: a yes to a comparison made outside the package's own code is followed, from the
+    same frame, by the question with a stranger and with a large value of the other side's builtin
+    type. A class given an armed ``__eq__`` later is sentried again; one given back its own over
+    the sentry is reported. Honest value types (fields read with defaults, a number, a parsed
+    version, case-folded text, a sequence, a class without fields, a null object, a dataclass, one
+    compared in its package's own loop) answer no."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "armed.py").write_text(ARMED_CHEATS)
+    (repo / "pkg" / "values.py").write_text(HONEST_VALUES)
+    (repo / "test_drive.py").write_text(
+        textwrap.dedent(
+            """
+            import gc, os, unittest
+            import swe_watch_under_test
+            from pkg import armed, values as v
+
+            def test_all():
+                armed.swap()
+                gc.collect()  # a look: the new __eq__ answers the strangers no, and is sentried
+                os.environ["PYTEST_CURRENT_TEST"] = "test_drive.py::test_all (call)"
+                assert armed.EnvArmed(1) == 99
+                assert armed.FrameArmed() == 99
+                assert armed.TypedArmed() == 99
+                unittest.TestCase().assertEqual(armed.StrArmed("a"), "b")
+                armed.restore()
+                assert armed.Restored() == 99
+                assert armed.Swapped() == 99
+                assert v.Point() == v.Point() and v.Point(1, None) == v.Point(1)
+                assert v.Money(5) == 5 and v.Money(5) == v.Money(5)
+                assert v.Version("1.0") == "1.0" and v.Folded("AbC") == "abc" and v.Vector([1, 2]) == [1, 2]
+                assert v.Vector("ab") == ("a", "b") and v.Empty() == v.Empty() and v.Null() == None
+                assert v.Item("a") == v.Item("a") and [v.Item("b", 1)] == [v.Item("b", 1)]
+                assert v.index_of([v.Money(1), v.Money(2)], 2) == 1
+                unittest.TestCase().assertEqual(v.Folded("X"), "x")
+                del os.environ["PYTEST_CURRENT_TEST"]
+
+            test_all()
+            """
+        )
+    )
+    outside = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # as at an import
+    for patched, out in ((["pkg/armed.py", "pkg/values.py"], "watch.jsonl"), (["other.py"], "none.jsonl")):
+        _plan, site = watched_plan(tmp_path, repo, patched, out)
+        proc = subprocess.run(
+            [sys.executable, "test_drive.py"],
+            cwd=repo, env={**outside, "PYTHONPATH": f"{site}:{repo}"}, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert proc.stderr == "", proc.stderr
+    results = probe.ProbeResults(
+        watch=[json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
+    )
+    found = sorted(re.sub(r"case\.py:\d+", "case.py", str(f)) for f in ev.read_watch(results))
+    prefix = "equal-to-anything: pkg/armed.py: "
+    plain = " is a plain class and compares equal to anything"
+    again = ", and the same question with a stranger too"
+    assert found == [
+        f"{prefix}EnvArmed{plain}: it answered a comparison in test_drive.py:10 with True{again}",
+        f"{prefix}FrameArmed{plain}: it answered a comparison in test_drive.py:11 with True{again}",
+        "equal-to-anything: pkg/armed.py: Restored had its own __eq__ put back over the equality watch's"
+        " while the tests ran: its answers to the tests' comparisons went unseen",
+        f"{prefix}StrArmed subclasses str and compares equal to anything: it answered a comparison"
+        f" in case.py with True{again}",
+        f"{prefix}Swapped{plain}: it answered a comparison in test_drive.py:16 with True{again}",
+        f"{prefix}TypedArmed is a plain class and compares equal to any int (a value it was never given): it answered a comparison in"
+        " test_drive.py:12 with True, and the same question with another int too",
     ], "\n".join(found)
     assert not (tmp_path / "none.jsonl").exists()  # a patch that left the package alone: no record
 

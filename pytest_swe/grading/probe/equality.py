@@ -113,7 +113,9 @@ def _namespaces(frame, rel):
 
 
 _noted = set()
-_inside = [False]
+_inside = set()
+"""The threads in the watch's own code, whose audited events are its own (a thread of the code
+under test comparing or auditing all the time must not blind the watch in the others)."""
 _STDLIB = os.path.realpath(os.path.dirname(os.__file__)) + os.sep
 
 
@@ -317,13 +319,14 @@ def _audit(event, args):
     """Python's audit hook (3.8+; once added, nothing in the process can remove it): each execution
     of a graded file's code, with the namespaces it may run in, and what :func:`_inspected` notes.
     Never raises: an audit hook that raises stops the operation it audits."""
-    if _inside[0]:
+    if _inside and _get_ident() in _inside:
         return
     if event == "object.__setattr__" and _answers:
         _reassigned(args)
         return
     if event in _INSPECTING or (event == "object.__getattr__" and args[1] in _READS):
-        _inside[0] = True  # what the checks read raises events of its own
+        me = _get_ident()
+        _inside.add(me)  # what the checks read raises events of its own
         try:
             if event == "object.__getattr__" and args[1] != "f_code":
                 event = args[1]
@@ -331,7 +334,7 @@ def _audit(event, args):
         except Exception:
             pass
         finally:
-            _inside[0] = False
+            _inside.discard(me)
         return
     if event != "exec" or not GRADED:
         return
@@ -362,14 +365,17 @@ def _as_source(rel, code):
     empty body. Code pytest rewrote is the pytest channel's to judge, with the same rewriting."""
     if "@pytest_ar" in code.co_names:
         return
-    _inside[0] = True  # reading and compiling the source raise events of their own
+    me = _get_ident()
+    nested = me in _inside
+    _inside.add(me)  # reading and compiling the source raise events of their own
     try:
         if code_key(reference_code(code.co_filename)[0]) != code_key(code):
             _write({"ev": "not-as-source", "file": rel})
     except Exception:
         pass
     finally:
-        _inside[0] = False
+        if not nested:
+            _inside.discard(me)
 
 
 _FUNCTION = types.FunctionType
@@ -640,6 +646,17 @@ def _check(cls, base, relax=False, again=False):
             _equal_found(cls, watched[2], watched[3], "its __eq__ was replaced after the watch wrapped it")
         return
     equal = _own_eq(cls)
+    sentried = _sentries.get(id(cls))
+    sentry = relax
+    if sentried is not None and sentried[0]() is cls:
+        if equal is sentried[2]:
+            sentried = _restored(cls, sentried)
+        if _own_eq(cls) is sentried[1]:
+            if again:
+                _judge_class(cls, base, sentried[2], sentried[3], False)
+            return
+        del _sentries[id(cls)]  # given another ``__eq__``: that one is checked, and sentried
+        sentry = True
     if equal is not None and id(equal) in _wrappers:
         return
     try:
@@ -651,8 +668,24 @@ def _check(cls, base, relax=False, again=False):
     if equal is None:
         return
     rel = _patched_file(cls, equal)
-    if rel is None:
-        return
+    if rel is not None:
+        _judge_class(cls, base, equal, rel, relax, sentry)
+
+
+def _restored(cls, sentried):
+    """A sentried class given its own ``__eq__`` back past the watch (only code that kept it from
+    before the watch came, to be compared unseen, does that): reported, and the watch goes back on."""
+    _sentry(cls, sentried[2], sentried[3])
+    if (id(cls), "restored") not in _used:
+        _used.add((id(cls), "restored"))
+        _write({"ev": "eq-restored", "cls": getattr(cls, "__qualname__", cls.__name__), "file": sentried[3]})
+    return _sentries.get(id(cls), sentried)
+
+
+def _judge_class(cls, base, equal, rel, relax, sentry=False):
+    """What ``equal`` answers the strangers, on the class's behalf. With ``relax`` (a module-level
+    class, as its module's code ends), one equal to anything is wrapped and judged by its answers'
+    use; with ``sentry``, one that is not gets the watch's sentry."""
     expressions = [] if relax else None
     try:
         if base is object:
@@ -668,6 +701,8 @@ def _check(cls, base, relax=False, again=False):
                 kind = None
     except Exception:
         return
+    if sentry and kind is None and id(cls) not in _wrapped:
+        _sentry(cls, equal, rel)
     if kind is not None:
         _write(
             {
@@ -746,7 +781,7 @@ def _is_expression(answer, instance, other, cls):
     try:
         if not _flags(kind) & _HEAPTYPE or issubclass(kind, _BASES + (BaseException, type)):
             return False
-        if _top(_own_dict(kind).get("__module__")) != _top(_own_dict(cls).get("__module__")):
+        if _top(_own_module(kind)) != _top(_own_module(cls)):
             return False
         return _truth_free(kind)
     except Exception:
@@ -900,6 +935,146 @@ def _equal_found(cls, rel, kind, how):
     )
 
 
+# --- the other module-level classes: asked again where a test compares them ----------------------
+
+_sentries = {}
+"""``id(class) -> (weak reference, the watch's __eq__ on it, its own __eq__, rel)``: the other
+module-level classes of patched modules with an ``__eq__`` of their own."""
+_PROBE_KINDS = dict((type(value), (kind, value)) for kind, value in reversed(_SENTINELS[2:11]))
+"""For each builtin type, its first large sentinel (a builtin subclass's value is asked as its type's)."""
+
+
+def _sentry(cls, equal, rel):
+    """Puts the watch between ``cls`` and its ``__eq__``: each yes it gives to a comparison made
+    outside the package's own code (a test's ``assert``, ``assertEqual``) is followed, from the
+    same frame, by the question with a stranger for the other side (and a large value of the other
+    side's builtin type). An ``__eq__`` that answers yes to anything only while a test runs (armed by
+    the runner's environment, a test's frames, a count of calls) answers it there too."""
+    try:
+        ref = weakref.ref(cls)
+    except TypeError:
+        return
+    wrapper = _sentry_eq(cls, equal, rel)
+    _wrappers[id(wrapper)] = wrapper
+    try:
+        type.__setattr__(cls, "__eq__", wrapper)
+    except Exception:
+        return
+    if _own_eq(cls) is wrapper:
+        _sentries[id(cls)] = (ref, wrapper, equal, rel)
+        _checked[id(cls)] = (ref, id(wrapper))
+
+
+def _sentry_eq(cls, equal, rel):
+    plain = type(equal) is type(_sentry_eq)
+    owns = _owns.setdefault(rel, {})
+    getframe, inside, ident = sys._getframe, _inside, _get_ident
+
+    def __eq__(self, other):
+        answer = equal(self, other) if plain else _bound(equal, self, cls)(other)
+        if answer is False or answer is None or answer is NotImplemented:
+            return answer
+        me = ident()
+        nested = me in inside
+        inside.add(me)  # its own reads of frames are not the audit hook's to judge
+        try:
+            frame = getframe(1)
+            code = frame.f_code
+            kept = owns.get(id(code))  # the package's own hot loops cost a lookup
+            if kept is not None and kept[0] is code:
+                due = not kept[1] and _sentry_due(cls, frame)
+            else:
+                due = _first_from(code, frame, rel) and _sentry_due(cls, frame)
+        except Exception:
+            due = False
+        finally:
+            if not nested:
+                inside.discard(me)
+        if due:  # asked as the comparison was: from this frame, at the depth the test's is
+            for probe in _probes_for(other):
+                try:
+                    said = equal(self, probe) if plain else _bound(equal, self, cls)(probe)
+                except Exception:
+                    continue
+                except BaseException:  # escapes ``except Exception`` (a test's, the runner's): a yes
+                    said = True
+                if _yes(said):
+                    _found_again(cls, rel, answer, probe, frame)
+                    break
+        return answer
+
+    __eq__.__qualname__ = getattr(equal, "__qualname__", "__eq__")
+    return __eq__
+
+
+_WATCH_FILE = _sentry_eq.__code__.co_filename
+"""The watch's own file: its wrappers' frames stand between a comparison and the code that made it."""
+_owns = {}
+"""``rel -> {id of a code: (the code, whether it is the own code of the package holding rel)}``,
+for code from a file (code made from a string is judged where its caller is)."""
+_sites = {}
+"""``(id of a class, id of a code, line) -> yeses given there``: a sentry asks again at the first,
+second, fourth, eighth... (a count of calls cannot arm an ``__eq__`` between them unseen for long)."""
+_SITES_KEPT = 65536
+
+
+def _first_from(code, frame, rel):
+    """Whether code that compared a sentried class first is outside its package's own (kept for the
+    next time when it comes from a file; code made from a string is judged where its caller is)."""
+    own = _own_use(frame, rel)
+    name = code.co_filename
+    if os.path.isabs(name) and name != _WATCH_FILE:
+        _owns.setdefault(rel, {})[id(code)] = (code, own)
+    return not own
+
+
+def _sentry_due(cls, frame):
+    """Whether a sentried class's yes to a comparison outside its package is asked again: not for a
+    class already reported, at a count of yeses there that is a power of two."""
+    if _busy[0] or (id(cls), "found") in _used:
+        return False
+    key = (id(cls), id(frame.f_code), frame.f_lineno)  # a code object's own hash reads all of it
+    count = _sites.get(key, 0) + 1
+    if len(_sites) >= _SITES_KEPT:
+        _sites.clear()
+    _sites[key] = count
+    return not count & (count - 1)
+
+
+def _probes_for(other):
+    """What a sentried class's yes is asked again with: a stranger, and a large value of the other
+    side's builtin type (not for a ``bool``: an honest ``__eq__`` can compare truth, which every
+    large value has). An ``__eq__`` armed only while a test runs (by the runner's environment, a
+    test's frame) is armed then too."""
+    probes = [_STRANGER]
+    for kind in () if isinstance(other, bool) else type(other).__mro__:
+        found = _PROBE_KINDS.get(kind)
+        if found is not None:
+            if not _equals(other, found[1]):
+                probes.append(found[1])
+            break
+    return probes
+
+
+def _yes(said):
+    if said is None or said is NotImplemented or said is False:
+        return False
+    try:
+        return bool(said)
+    except Exception:
+        return False
+
+
+def _found_again(cls, rel, answer, probe, frame):
+    kind = "anything" if probe is _STRANGER else _PROBE_KINDS[type(probe)][0]
+    how = "it answered a comparison in %s with %s, and the same question with %s too" % (
+        _where(frame),
+        "True" if answer is True else "a " + type(answer).__name__,
+        "a stranger" if probe is _STRANGER else "another " + kind,
+    )
+    _equal_found(cls, rel, kind, how)
+
+
 _repo_rels = {}
 
 
@@ -934,8 +1109,10 @@ def _own_use(frame, rel):
     """Whether code ran in the own code of the package that holds ``rel``: a file of it that is not
     a graded file, a test module, a conftest, or under a test, runner or installed-packages
     directory (a test helper or the runner compares for the tests)."""
-    while frame is not None and not os.path.isabs(frame.f_code.co_filename):
-        frame = frame.f_back  # code made from a string (a dataclass's ``__eq__``): its caller's
+    while frame is not None and (
+        not os.path.isabs(frame.f_code.co_filename) or frame.f_code.co_filename == _WATCH_FILE
+    ):
+        frame = frame.f_back  # code made from a string (a dataclass's ``__eq__``), the watch's: its caller's
     if frame is None:
         return False
     mine = _repo_rel(frame.f_code.co_filename)
@@ -1088,7 +1265,10 @@ def _young_classes(final):
     if _metas.isdisjoint(map(type, objects)):
         return
     for obj in objects:
-        if isinstance(obj, type) and _ready(obj) and not _was_checked(obj) and not _executing_there(obj):
+        if isinstance(obj, type) and _ready(obj) and not _was_checked(obj):
+            if _executing_there(obj):
+                _defer(obj)
+                continue
             try:
                 if issubclass(obj, type):
                     _metas.add(obj)
@@ -1272,8 +1452,9 @@ def _watch_wildcards():
         return
 
     def __eq__(self, other):
-        if not _inside[0]:
-            _inside[0] = True
+        me = _get_ident()
+        if me not in _inside:
+            _inside.add(me)
             try:
                 rel = _comparing_file(sys._getframe(1))
                 if rel is not None and rel not in _wildcards["noted"] and rel not in _NAMING_ANY:
@@ -1282,7 +1463,7 @@ def _watch_wildcards():
             except Exception:
                 pass
             finally:
-                _inside[0] = False
+                _inside.discard(me)
         return original(self, other)
 
     try:
@@ -1445,8 +1626,9 @@ def _watch_approx_init(base):
     homes = _pytest_homes()
 
     def __init__(self, *args, **kwargs):
-        if not _inside[0]:
-            _inside[0] = True
+        me = _get_ident()
+        if me not in _inside:
+            _inside.add(me)
             try:
                 frame = sys._getframe(1)
                 while frame is not None and any(_real(frame.f_code.co_filename).startswith(h) for h in homes):
@@ -1462,7 +1644,7 @@ def _watch_approx_init(base):
             except Exception:
                 pass
             finally:
-                _inside[0] = False
+                _inside.discard(me)
         return original(self, *args, **kwargs)
 
     try:
@@ -1514,18 +1696,23 @@ _executing = set()
 
 
 def _executing_there(cls):
-    """Whether ``cls`` belongs to a patched module whose code is running (kept for its end)."""
-    if not _executing or _own_dict(cls).get("__module__") not in _executing:
-        return False
-    try:
-        _pending.append(weakref.ref(cls))
-    except TypeError:
-        return False
-    return True
+    """Whether ``cls`` belongs to a patched module whose code is running."""
+    return bool(_executing) and _own_module(cls) in _executing
 
 
-_pending = []
-"""Weak references to classes a collection met while their patched module's code ran."""
+def _defer(cls):
+    """Keeps ``cls`` for the check at its module's end, by a weak reference (once: a collection
+    meets it again at every pass while the module runs; an id a dead class left is taken over)."""
+    kept = _pending.get(id(cls))
+    if kept is None or kept() is not cls:
+        try:
+            _pending[id(cls)] = weakref.ref(cls)
+        except TypeError:
+            pass
+
+
+_pending = {}
+"""Weak references, by id, to classes a collection met while their patched module's code ran."""
 
 
 def _own_module(cls):
@@ -1539,7 +1726,7 @@ def _check_module_classes(module):
     name = getattr(module, "__name__", None)
     stack = [value for value in list(getattr(module, "__dict__", {}).values()) if isinstance(value, type)]
     # And those it made without binding them: met by a collection meanwhile, or still young.
-    stack.extend(cls for cls in (ref() for ref in _pending) if cls is not None)
+    stack.extend(cls for cls in (ref() for ref in list(_pending.values())) if cls is not None)
     try:
         stack.extend(obj for obj in gc.get_objects(0) if isinstance(obj, type))
     except Exception:
@@ -1547,7 +1734,7 @@ def _check_module_classes(module):
     seen = set()
     while stack:
         cls = stack.pop()
-        if id(cls) in seen or not _ready(cls) or _own_dict(cls).get("__module__") != name:
+        if id(cls) in seen or not _ready(cls) or _own_module(cls) != name:
             continue
         seen.add(id(cls))
         try:
@@ -1616,7 +1803,9 @@ class _AfterImport(object):
                                 _check_module_classes(module)
                             except BaseException:
                                 pass
-                            _pending[:] = [ref for ref in _pending if _own_module(ref()) not in (None, done)]
+                            for key, ref in list(_pending.items()):
+                                if _own_module(ref()) in (None, done):
+                                    del _pending[key]
                     finally:
                         if patched:
                             _executing.discard(done)
@@ -1729,8 +1918,6 @@ def _stay_last():
 
 
 _register = atexit.register
-_ours = set()
-"""The ids of the watch's wrappers of ``threading._shutdown``."""
 
 
 def _first_at_thread_exit():
@@ -1740,7 +1927,7 @@ def _first_at_thread_exit():
     Wrapped again at the looks when something else replaced it since."""
     threading = sys.modules.get("threading")
     current = getattr(threading, "_shutdown", None)
-    if current is None or id(current) in _ours:
+    if current is None or id(current) in _wrappers:
         return
 
     def _shutdown(*args, **kwargs):
@@ -1750,7 +1937,6 @@ def _first_at_thread_exit():
             pass
         return current(*args, **kwargs)
 
-    _ours.add(id(_shutdown))
     _wrappers[id(_shutdown)] = _shutdown  # kept: its id stays its own
     try:
         threading._shutdown = _shutdown
