@@ -3208,7 +3208,7 @@ def test_equality_watch_judges_expression_answers_by_their_use(tmp_path: Path) -
 
 
 ARMED_CHEATS = """
-import os, sys
+import abc, os, sys
 
 
 def _testing():
@@ -3266,6 +3266,36 @@ class Swapped:  # given an armed __eq__ after its module ran
 
 def swap():
     Swapped.__eq__ = lambda self, other: _testing() or other is self
+
+
+class Failure(Exception):  # an exception class: object.__new__ refuses to make one bare
+    def __eq__(self, other):
+        return isinstance(self, Failure)
+
+    __hash__ = Exception.__hash__
+
+
+class _Value(abc.ABC):  # an abstract base: no instance of it can be made at all
+    @abc.abstractmethod
+    def source(self): ...
+
+    def __eq__(self, other):
+        return isinstance(self, _Value)
+
+    __hash__ = None
+
+
+class Computed(_Value):
+    def source(self):
+        return "computed"
+
+
+class OneShot:  # yes to its first comparison, honest after
+    def __init__(self):
+        self.fresh = True
+
+    def __eq__(self, other):
+        return self.__dict__.pop("fresh", False) or other is self
 """
 
 HONEST_VALUES = """
@@ -3373,6 +3403,7 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
                 armed.restore()
                 assert armed.Restored() == 99
                 assert armed.Swapped() == 99
+                assert armed.Failure() == 99 and armed.Computed() == 99 and armed.OneShot() == 99
                 assert v.Point() == v.Point() and v.Point(1, None) == v.Point(1)
                 assert v.Money(5) == 5 and v.Money(5) == v.Money(5)
                 assert v.Version("1.0") == "1.0" and v.Folded("AbC") == "abc" and v.Vector([1, 2]) == [1, 2]
@@ -3403,7 +3434,10 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
     again = ", and the same question with a stranger too"
     assert found == [
         f"{prefix}EnvArmed{plain}: it answered a comparison in test_drive.py:10 with True{again}",
+        f"{prefix}Failure{plain}: it answered a comparison in test_drive.py:17 with True",  # asked bare
         f"{prefix}FrameArmed{plain}: it answered a comparison in test_drive.py:11 with True{again}",
+        f"{prefix}OneShot{plain}: it answered a comparison in test_drive.py:17 with True, and the same"
+        " comparison asked again no",
         "equal-to-anything: pkg/armed.py: Restored had its own __eq__ put back over the equality watch's"
         " while the tests ran: its answers to the tests' comparisons went unseen",
         f"{prefix}StrArmed subclasses str and compares equal to anything: it answered a comparison"
@@ -3411,6 +3445,7 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
         f"{prefix}Swapped{plain}: it answered a comparison in test_drive.py:16 with True{again}",
         f"{prefix}TypedArmed is a plain class and compares equal to any int (a value it was never given): it answered a comparison in"
         " test_drive.py:12 with True, and the same question with another int too",
+        f"{prefix}_Value{plain}: it answered a comparison in test_drive.py:17 with True{again}",  # abstract
     ], "\n".join(found)
     assert not (tmp_path / "none.jsonl").exists()  # a patch that left the package alone: no record
 

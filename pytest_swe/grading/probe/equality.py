@@ -588,12 +588,27 @@ def _plain_equal_to(cls, equal, expressions=None):
     kind = _equal_to(equal, _Stranger(), cls, expressions=expressions)
     if kind is not None:
         return kind
-    bare = object.__new__(cls)
+    bare = _bare(cls)
+    if bare is None:  # an abstract class: its sentry asks its subclasses' instances
+        return None
     for klass in cls.__mro__[:-1]:
         if "__del__" in _own_dict(klass):
             _kept.append(bare)
             break
     return _equal_to(equal, bare, cls, _ANYTHING, expressions)
+
+
+def _bare(cls):
+    """An instance of ``cls`` made without its ``__init__``, by the ``__new__`` of its first builtin
+    base (``object``'s, or ``BaseException``'s for an exception class, which ``object.__new__``
+    refuses); None when none can be made (an abstract class)."""
+    for klass in cls.__mro__:
+        if not _flags(klass) & _HEAPTYPE:
+            try:
+                return klass.__new__(cls)
+            except Exception:
+                return None
+    return None
 
 
 def _release():
@@ -699,8 +714,8 @@ def _judge_class(cls, base, equal, rel, relax, sentry=False):
             kind = _equal_to(equal, empty, cls, [(k, o) for k, o in _SENTINELS if not _equals(empty, o)])
             if relax and kind is not None and _watch_equal(cls, equal, rel, [], kind):
                 kind = None
-    except Exception:
-        return
+    except Exception:  # what cannot be asked here is asked where the tests compare it
+        kind = None
     if sentry and kind is None and id(cls) not in _wrapped:
         _sentry(cls, equal, rel)
     if kind is not None:
@@ -991,16 +1006,19 @@ def _sentry_eq(cls, equal, rel):
             if not nested:
                 inside.discard(me)
         if due:  # asked as the comparison was: from this frame, at the depth the test's is
-            for probe in _probes_for(other):
+            telling = []
+            for probe in _probes_for(other, answer is True):
+                value = other if probe is _SAME else probe
                 try:
-                    said = equal(self, probe) if plain else _bound(equal, self, cls)(probe)
+                    said = equal(self, value) if plain else _bound(equal, self, cls)(value)
                 except Exception:
-                    continue
+                    said = None
                 except BaseException:  # escapes ``except Exception`` (a test's, the runner's): a yes
                     said = True
-                if _yes(said):
-                    _found_again(cls, rel, answer, probe, frame)
-                    break
+                if _yes(said) is (probe is not _SAME):
+                    telling.append(probe)
+            if telling:
+                _found_again(cls, rel, answer, telling, frame)
         return answer
 
     __eq__.__qualname__ = getattr(equal, "__qualname__", "__eq__")
@@ -1041,18 +1059,29 @@ def _sentry_due(cls, frame):
     return not count & (count - 1)
 
 
-def _probes_for(other):
-    """What a sentried class's yes is asked again with: a stranger, and a large value of the other
+_SAME = object()
+"""The probe that asks the test's own question again."""
+
+
+def _probes_for(other, same):
+    """What a sentried class's yes is asked again with: a stranger, a large value of the other
     side's builtin type (not for a ``bool``: an honest ``__eq__`` can compare truth, which every
-    large value has). An ``__eq__`` armed only while a test runs (by the runner's environment, a
-    test's frame) is armed then too."""
-    probes = [_STRANGER]
+    large value has), and, with ``same`` (the answer was ``True``; another object's truth is not
+    asked here), the test's own question, in an order drawn each time. An ``__eq__`` armed
+    only while a test runs (by the runner's environment, a test's frame) is armed then too; one
+    that says yes only to its first question, or to every other, answers the same question twice
+    differently, or a stranger yes."""
+    probes = [_STRANGER, _SAME] if same else [_STRANGER]
     for kind in () if isinstance(other, bool) else type(other).__mro__:
         found = _PROBE_KINDS.get(kind)
         if found is not None:
             if not _equals(other, found[1]):
                 probes.append(found[1])
             break
+    draw = bytearray(os.urandom(len(probes)))
+    for at in range(len(probes) - 1, 0, -1):
+        swap = draw[at] % (at + 1)
+        probes[at], probes[swap] = probes[swap], probes[at]
     return probes
 
 
@@ -1065,11 +1094,24 @@ def _yes(said):
         return False
 
 
-def _found_again(cls, rel, answer, probe, frame):
+def _found_again(cls, rel, answer, telling, frame):
+    """Reported by the first that told, in a fixed order: a stranger, another value, the same question."""
+    rank = [p for p in telling if p is _STRANGER] + [
+        p for p in telling if p is not _STRANGER and p is not _SAME
+    ]
+    probe = rank[0] if rank else _SAME
+    said = "True" if answer is True else "a " + type(answer).__name__
+    if probe is _SAME:
+        how = "it answered a comparison in %s with %s, and the same comparison asked again no" % (
+            _where(frame),
+            said,
+        )
+        _equal_found(cls, rel, "anything", how)
+        return
     kind = "anything" if probe is _STRANGER else _PROBE_KINDS[type(probe)][0]
     how = "it answered a comparison in %s with %s, and the same question with %s too" % (
         _where(frame),
-        "True" if answer is True else "a " + type(answer).__name__,
+        said,
         "a stranger" if probe is _STRANGER else "another " + kind,
     )
     _equal_found(cls, rel, kind, how)
