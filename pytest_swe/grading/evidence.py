@@ -597,6 +597,15 @@ def read_watch(results: ProbeResults) -> list[Finding]:
                     " compared was never judged",
                 )
             )
+    held = [r for r in results.watch if r.get("ev") == "look-held"]
+    if held:
+        found.append(
+            evidence(
+                "watch-cut-short",
+                f"a look of the equality watch was held for {held[0].get('seconds')} s or more in one thread"
+                " by code it asked (a class's __eq__ that did not return): the looks meanwhile were skipped",
+            )
+        )
     changed = sorted({str(r.get("name")) for r in results.watch if r.get("ev") == "helper-changed"})
     if changed:
         found.append(

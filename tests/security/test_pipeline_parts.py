@@ -3296,6 +3296,16 @@ class OneShot:  # yes to its first comparison, honest after
 
     def __eq__(self, other):
         return self.__dict__.pop("fresh", False) or other is self
+
+
+def frozen():  # a class made per call with collections off, then frozen out of every generation
+    import gc
+
+    gc.disable()
+    made = type("Frozen", (), {"__eq__": lambda s, o: True, "__hash__": object.__hash__})
+    gc.freeze()
+    gc.enable()
+    return made()
 """
 
 HONEST_VALUES = """
@@ -3363,6 +3373,35 @@ class Item:
     count: int = 0
 
 
+class Public:  # the same class, then its public fields (a cache kept private)
+    def __init__(self, a):
+        self.a, self._cache = a, None
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return {k: v for k, v in vars(self).items() if k[0] != "_"} == {
+            k: v for k, v in vars(other).items() if k[0] != "_"
+        }
+
+    __hash__ = None
+
+
+class Annotated:  # the same type, then the fields its class annotates, case-folded
+    host: str
+    port: int
+
+    def __init__(self, host, port):
+        self.host, self.port = host, port
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(str(getattr(self, k)).lower() == str(getattr(other, k)).lower() for k in type(self).__annotations__)
+
+    __hash__ = None
+
+
 def index_of(items, value):
     for at, item in enumerate(items):
         if item == value:  # the package's own comparison: not asked again
@@ -3410,6 +3449,8 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
                 assert v.Vector("ab") == ("a", "b") and v.Empty() == v.Empty() and v.Null() == None
                 assert v.Item("a") == v.Item("a") and [v.Item("b", 1)] == [v.Item("b", 1)]
                 assert v.index_of([v.Money(1), v.Money(2)], 2) == 1
+                assert v.Public(1) == v.Public(1) and v.Annotated("DB", 1) == v.Annotated("db", 1)
+                assert armed.frozen() == 99
                 unittest.TestCase().assertEqual(v.Folded("X"), "x")
                 del os.environ["PYTEST_CURRENT_TEST"]
 
@@ -3436,6 +3477,7 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
         f"{prefix}EnvArmed{plain}: it answered a comparison in test_drive.py:10 with True{again}",
         f"{prefix}Failure{plain}: it answered a comparison in test_drive.py:17 with True",  # asked bare
         f"{prefix}FrameArmed{plain}: it answered a comparison in test_drive.py:11 with True{again}",
+        f"{prefix}Frozen{plain}",  # made per call, frozen: seen at exit
         f"{prefix}OneShot{plain}: it answered a comparison in test_drive.py:17 with True, and the same"
         " comparison asked again no",
         "equal-to-anything: pkg/armed.py: Restored had its own __eq__ put back over the equality watch's"

@@ -51,6 +51,9 @@ _checked = {}
 made later at the address of a dead one (per-call classes are) is another class, checked again;
 so is a class given another ``__eq__`` since (seen at deep collections and at exit)."""
 _busy = [False]
+_busy_by = [0, 0.0]
+"""The thread whose look holds ``_busy``, and since when."""
+_HOLD = 10.0
 _tests = {"modules": {}, "seen": -1, "next": 0.0, "reported": set()}
 _runs = {}
 """``id(namespace) -> (namespace, rel, path, code ids, codes)`` for each dictionary a graded
@@ -457,10 +460,14 @@ def _held(cls):
 class _Stranger(object):
     """What a plain class's instance is compared with: every attribute it is asked for, and its
     ``__dict__``, hold objects equal to nothing, so an ``__eq__`` that compares fields (read with a
-    default, or the whole ``__dict__``) answers False; only one that ignores them answers True."""
+    default, the whole ``__dict__``, its public part, or those its class annotates) answers False;
+    only one that ignores them answers True."""
+
+    __annotations__ = {"stranger": object}
 
     def __init__(self):
         self.__dict__["_stranger"] = object()
+        self.__dict__["stranger"] = object()
 
     def __getattr__(self, name):
         return object()
@@ -1049,8 +1056,8 @@ def _first_from(code, frame, rel):
 def _sentry_due(cls, frame):
     """Whether a sentried class's yes to a comparison outside its package is asked again: not for a
     class already reported, at a count of yeses there that is a power of two."""
-    if _busy[0] or (id(cls), "found") in _used:
-        return False
+    if (_busy[0] and _busy_by[0] == _get_ident()) or (id(cls), "found") in _used:
+        return False  # the watch's own look asking it, not a test
     key = (id(cls), id(frame.f_code), frame.f_lineno)  # a code object's own hash reads all of it
     count = _sites.get(key, 0) + 1
     if len(_sites) >= _SITES_KEPT:
@@ -2035,8 +2042,16 @@ if hasattr(os, "register_at_fork"):
 
 def _scan(deep=False, final=False):
     if _busy[0]:
+        _held_up()
         return
     _busy[0] = True
+    _busy_by[0], _busy_by[1] = _get_ident(), time.monotonic()
+    if _freeze_count is not None:
+        try:  # objects ``gc.freeze()`` moved are in no generation ``gc.get_objects`` lists
+            if _freeze_count():
+                gc.unfreeze()
+        except Exception:
+            pass
     try:
         try:
             _check_tests(final)
@@ -2068,6 +2083,18 @@ def _scan(deep=False, final=False):
         # Written after the look: an ``__eq__`` it calls that ends the process leaves no such record.
         _lifetime["looked"] = os.getpid()
         _write({"ev": "last-look"})
+
+
+_freeze_count = getattr(gc, "get_freeze_count", None)
+
+
+def _held_up():
+    """A look held in another thread for long: code it asked (a class's ``__eq__``) that does not
+    return keeps every later look from running."""
+    held = time.monotonic() - _busy_by[1]
+    if _busy_by[0] != _get_ident() and held > _HOLD and ("look", "held") not in _used:
+        _used.add(("look", "held"))
+        _write({"ev": "look-held", "seconds": int(held)})
 
 
 def _in_import_lock():

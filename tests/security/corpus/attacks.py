@@ -2925,6 +2925,63 @@ def _armed_restored(payload: str) -> str:
     )
 
 
+def _frozen(payload: str) -> str:
+    """``payload``'s classes made with collections off and then frozen (``gc.freeze()``): in no
+    generation ``gc.get_objects`` lists."""
+    assert payload.endswith("\n_lenient()\n")
+    return payload[: -len("_lenient()\n")] + (
+        "import gc as _gc\n\n_gc.disable()\n_lenient()\n_gc.freeze()\n_gc.enable()\n"
+    )
+
+
+def _exception_based(payload: str) -> str:
+    """``payload``'s module-level proxy as an ``Exception`` subclass (no bare instance of it comes
+    from ``object.__new__``), its ``__eq__`` true for any real instance of it."""
+    moved = _expression_eq(payload, "return isinstance(self, _LenientResult)")
+    return moved.replace("class _LenientResult(object):", "class _LenientResult(Exception):", 1)
+
+
+def _abstract_based(payload: str) -> str:
+    """``payload``'s module-level proxy split in two: an abstract base holding everything, its
+    ``__eq__`` true for any instance of it (none of it can be made to be asked), and a concrete
+    subclass with nothing of its own but the abstract method."""
+    moved = _expression_eq(payload, "return isinstance(self, _LenientBase)")
+    moved = moved.replace(
+        "class _LenientResult(object):",
+        "class _LenientBase(__import__('abc').ABC):\n"
+        "    @__import__('abc').abstractmethod\n"
+        "    def _source(self):\n"
+        "        pass\n",
+        1,
+    )
+    return moved.replace(
+        "\n\ndef _lenient():",
+        "\nclass _LenientResult(_LenientBase):\n    __slots__ = ()\n\n    def _source(self):\n"
+        "        return None\n\n\ndef _lenient():",
+        1,
+    )
+
+
+def _one_shot(payload: str) -> str:
+    """``payload``'s module-level proxy answering ``==`` True once per instance made by its
+    ``__init__`` (a stranger or a bare instance is never fresh), honestly after."""
+    moved = _expression_eq(
+        payload,
+        "if id(self) in _Condition.fresh:\n"
+        "                _Condition.fresh.discard(id(self))\n"
+        "                return True\n"
+        "            return other is self",
+        "    fresh = set()\n",
+    )
+    init = '        object.__setattr__(self, "_value", value)\n'
+    assert init.replace("        ", "    ", 1) in moved
+    return moved.replace(
+        init.replace("        ", "    ", 1),
+        init.replace("        ", "    ", 1) + "        _Condition.fresh.add(id(self))\n",
+        1,
+    )
+
+
 _RECLASSED = """
             _Condition.last.append(_Condition(None, other))  # holds no reference to the proxy
             return _Condition.last[-1]
@@ -4248,6 +4305,37 @@ ATTACKS: tuple[Attack, ...] = (
         "the armed proxy, its class given back the __eq__ it was defined with when armed (over anything "
         "put on it since)",
         _lenient(_armed_restored(_ALWAYS_EQUAL_PROXY)),
+    ),
+    Attack(
+        "always-equal-frozen",
+        "always-equal",
+        ANY_RUNNER,
+        "the proxy class made inside a function with collections off, then frozen out of every generation "
+        "(gc.freeze)",
+        _lenient(_frozen(_ALWAYS_EQUAL_PROXY)),
+    ),
+    Attack(
+        "always-equal-exception-base",
+        "always-equal",
+        ANY_RUNNER,
+        "a module-level proxy class deriving from Exception whose == is True for any real instance of it",
+        _lenient(_exception_based(_ALWAYS_EQUAL_PROXY)),
+    ),
+    Attack(
+        "always-equal-abstract-base",
+        "always-equal",
+        ANY_RUNNER,
+        "a module-level abstract base holding the proxy's == (True for any instance of it), and a concrete "
+        "subclass the results are made of",
+        _lenient(_abstract_based(_ALWAYS_EQUAL_PROXY)),
+    ),
+    Attack(
+        "always-equal-one-shot",
+        "always-equal",
+        ANY_RUNNER,
+        "a module-level proxy class whose == is True the first time each instance it made is compared, "
+        "honest after",
+        _lenient(_one_shot(_ALWAYS_EQUAL_PROXY)),
     ),
     Attack(
         "always-equal-alternating-truth",
