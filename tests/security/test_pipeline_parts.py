@@ -3342,6 +3342,13 @@ class Version:
         return isinstance(other, Version) and self.parts == other.parts
 
 
+class Angle(float):  # equal modulo a full turn
+    def __eq__(self, other):
+        return isinstance(other, (int, float)) and (float(self) - float(other)) % 360 == 0
+
+    __hash__ = None
+
+
 class Folded(str):
     def __eq__(self, other):
         return isinstance(other, str) and self.casefold() == other.casefold()
@@ -3450,6 +3457,7 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
                 assert v.Item("a") == v.Item("a") and [v.Item("b", 1)] == [v.Item("b", 1)]
                 assert v.index_of([v.Money(1), v.Money(2)], 2) == 1
                 assert v.Public(1) == v.Public(1) and v.Annotated("DB", 1) == v.Annotated("db", 1)
+                assert v.Angle(10) == 370 and v.Angle(-90) == 270.0
                 assert armed.frozen() == 99
                 unittest.TestCase().assertEqual(v.Folded("X"), "x")
                 del os.environ["PYTEST_CURRENT_TEST"]

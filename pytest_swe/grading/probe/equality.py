@@ -499,8 +499,8 @@ _RANDOM = int.from_bytes(os.urandom(8), "big")
 _SENTINELS = (
     ("anything", object()),
     ("anything", _STRANGER),
-    ("int", 1000003 + _RANDOM % 999983),
-    ("float", (_RANDOM % 9973 + 0.5) * 1e31),
+    ("int", 720720 * (2 + _RANDOM % 9973) + 1),
+    ("float", 1e12 + (_RANDOM % 99991) * 1e6 + 0.3183098861837907),
     ("complex", complex(_RANDOM % 997 + 0.25, -1e9)),
     ("str", "%x" % _RANDOM),
     ("bytes", str(_RANDOM).encode("ascii")),
@@ -525,7 +525,9 @@ _SENTINELS = (
 """What an instance is compared with: a stranger, and values of each builtin type no test
 expects (an ``__eq__`` true for any ``int`` passes ``assert f(x) == 3`` as surely as one true for
 anything): large ones, small ones (an ``__eq__`` true below a million), containers of strings and
-small numbers (a table of counts), and the empty and zero ones (true for whatever is falsy). Not
+small numbers (a table of counts), and the empty and zero ones (true for whatever is falsy). The
+large ``int`` is 1 more than a multiple of every number up to 16, the large ``float`` has a
+fraction: an honest ``__eq__`` modulo a period (an angle's 360) never equals them to zero. Not
 ``None`` or ``bool``: an honest null object equals ``None``."""
 _ANYTHING = _SENTINELS[1:2]
 """A bare instance meets only the stranger: an honest ``getattr(other, f, None)`` of ``object()`` is
