@@ -2048,8 +2048,11 @@ def _scan(deep=False, final=False):
         return
     _busy[0] = True
     _busy_by[0], _busy_by[1] = _get_ident(), time.monotonic()
-    if _freeze_count is not None:
-        try:  # objects ``gc.freeze()`` moved are in no generation ``gc.get_objects`` lists
+    if final and _freeze_count is not None:
+        # Objects ``gc.freeze()`` moved are in no generation ``gc.get_objects`` lists. Put back for
+        # the last look only: pytest freezes what it collected, and unfreezing it at every look made
+        # every full collection of the tests slower (packaging's version tests: 22 s, 26 s).
+        try:
             if _freeze_count():
                 gc.unfreeze()
         except Exception:
