@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from functools import cached_property
 from typing import Any
 
 from .findings import Finding
@@ -46,8 +47,19 @@ class CanaryReading:
     """The canaries' entries in a status map, and what they show."""
 
     keys: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+    """The canaries' test names (a unittest canary's as ``Class.method``), to drop their lines."""
     only_canaries_failed: bool = False
     findings: list[Finding] = field(default_factory=list)
+
+    def names_line(self, line: str) -> bool:
+        """Whether a log line names a canary test (its function or method name)."""
+        return self._names_pattern is not None and self._names_pattern.search(line) is not None
+
+    @cached_property
+    def _names_pattern(self) -> re.Pattern[str] | None:
+        functions = sorted({name.rpartition(".")[2] for name in self.names})
+        return re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, functions))})(?!\w)") if functions else None
 
 
 def _key_names(key: str, name: str) -> bool:
@@ -58,6 +70,15 @@ def _file_of(test: str, runner: str) -> str | None:
     if runner in ("pytest",) and "::" in test:
         return test.split("::", 1)[0]
     return None
+
+
+def _names_canary(key: str, name: str, path: str, runner: str) -> bool:
+    """Whether a status-map key is the canary ``name`` of ``path``: a pytest id in that file, any
+    other key naming every part of ``Class.method``, or the method alone (Django's ``FAIL:``
+    headers are keyed by it; the name is drawn per evaluation, and no graded file has it)."""
+    if runner == "pytest" and "::" in key and _file_of(key, runner) != path:
+        return False
+    return key == name.rpartition(".")[2] or all(_key_names(key, part) for part in name.split("."))
 
 
 def _in_file(test: str, path: str, runner: str) -> bool:
@@ -78,15 +99,24 @@ def read_canaries(
     placed: Mapping[str, list[str]] = results.pre.get("canaries") or {}
     if not placed:
         return reading
-    token = plan.token
-    reading.keys = {key for key in status_map if token in key}
-    required_passing = [t for t in required if status_map.get(t) in PASSING]
     runner_of = {g["path"]: g["runner"] for g in plan.graded}
+    of_path = {
+        path: {
+            k
+            for k in status_map
+            if any(_names_canary(k, n, path, runner_of.get(path, "pytest")) for n in names)
+        }
+        for path, names in placed.items()
+    }
+    reading.keys = set().union(*of_path.values())
+    reading.names = {name for names in placed.values() for name in names}
+    required_passing = [t for t in required if status_map.get(t) in PASSING]
     any_seen = False
     for path, names in placed.items():
         ok_name, fail_name, echoes = names[0], names[1], names[2:]
-        ok_keys = [k for k in reading.keys if _key_names(k, ok_name)]
-        fail_keys = [k for k in reading.keys if _key_names(k, fail_name)]
+        runner = runner_of.get(path, "pytest")
+        ok_keys = [k for k in of_path[path] if _names_canary(k, ok_name, path, runner)]
+        fail_keys = [k for k in of_path[path] if _names_canary(k, fail_name, path, runner)]
         any_seen = any_seen or bool(ok_keys or fail_keys)
         for key in fail_keys:
             status = status_map[key]
@@ -97,8 +127,8 @@ def read_canaries(
                 )
         echoed = [
             k
-            for k in reading.keys
-            if status_map[k] in {"PASSED", "XPASS"} and any(_key_names(k, e) for e in echoes)
+            for k in of_path[path]
+            if status_map[k] in {"PASSED", "XPASS"} and any(_names_canary(k, e, path, runner) for e in echoes)
         ]
         if echoed:
             reading.findings.append(
@@ -108,7 +138,6 @@ def read_canaries(
                     f" (e.g. {echoed[0]}): the code under test answers from the test, not from its inputs",
                 )
             )
-        runner = runner_of.get(path, "pytest")
         if not ok_keys and not fail_keys and runner != "sympy":
             claimed = [t for t in required_passing if _in_file(t, path, runner)]
             if claimed:

@@ -276,7 +276,9 @@ def _prepare_probe(
 def _graded_view(log: str, plan: probe.Plan, reading: ev.CanaryReading) -> str:
     """The log without the canaries' lines; when only must-fail canaries failed, the test
     command's recorded exit status 1 is the one the run would have had without them: 0."""
-    view = "\n".join(line for line in log.split("\n") if plan.token not in line)
+    view = "\n".join(
+        line for line in log.split("\n") if plan.token not in line and not reading.names_line(line)
+    )
     if reading.only_canaries_failed:
         view = _CANARY_EXIT.sub(r"\g<1>0", view)
     return view

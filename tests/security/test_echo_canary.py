@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import textwrap
 from pathlib import Path
 from types import ModuleType
@@ -96,9 +97,13 @@ def load_hook() -> ModuleType:
 HOOK = load_hook()
 
 
-def with_echoes(source: str, functions: list[str]) -> tuple[str, list[str]]:
-    data, names = HOOK.echo_canaries(source.encode(), functions, "test_", TOKEN)
-    return data.decode(), names
+def with_echoes(source: str, functions: list[str], token: str = TOKEN) -> tuple[str, list[str]]:
+    """The file as the hook leaves it (the copies for its end in the order drawn), and the names of
+    the copies that run."""
+    namer = HOOK.Namer(token, [source])
+    data, names, tail = HOOK.echo_canaries(source.encode(), functions, "test_", namer)
+    namer.rng.shuffle(tail)
+    return (data + b"".join(tail)).decode(), names
 
 
 def outcomes(pytester: pytest.Pytester, package: str, tests: str) -> dict[str, str]:
@@ -119,15 +124,24 @@ def outcomes(pytester: pytest.Pytester, package: str, tests: str) -> dict[str, s
     return dict(json.loads(line) for line in lines)
 
 
-def echoes(result: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in result.items() if f"swe_{TOKEN}_echo" in k}
+def echoes(result: dict[str, str], names: list[str]) -> dict[str, str]:
+    return {k: v for k, v in result.items() if k.split("::")[-1].split("[")[0] in names}
+
+
+def order(tests: str, *names: str) -> list[str]:
+    """``names`` in the order the file defines them."""
+    return sorted(names, key=lambda name: tests.index(f"def {name}("))
+
+
+def decoys(tests: str) -> list[str]:
+    return re.findall(r"^(\w+)\.__test__ = False$", tests, re.M)
 
 
 def test_an_honest_package_fails_every_echo_and_passes_its_tests(pytester: pytest.Pytester) -> None:
     tests, names = with_echoes(TESTS, ["test_evaluate", "test_plain"])
-    assert names == [f"test_swe_{TOKEN}_echo1", f"test_swe_{TOKEN}_echo3"]  # decoys never run
+    assert len(names) == 2 and len(decoys(tests)) == 4 and not set(names) & set(decoys(tests))
     result = outcomes(pytester, HONEST, tests)
-    assert {k: v for k, v in result.items() if k not in echoes(result)} == {
+    assert {k: v for k, v in result.items() if k not in echoes(result, names)} == {
         "test_calc.py::test_evaluate[1+2-3]": "passed",
         "test_calc.py::test_evaluate[8-3-2-3]": "passed",
         "test_calc.py::test_evaluate[1.5*2-3.0]": "passed",
@@ -141,23 +155,44 @@ def test_an_honest_package_fails_every_echo_and_passes_its_tests(pytester: pytes
         "test_calc.py::test_plain": "passed",
     }
     # the literal rows (a pytest.param row is left out), and test_plain's copy
-    assert len(echoes(result)) == 10
-    assert set(echoes(result).values()) == {"failed"}
+    assert len(echoes(result, names)) == 10
+    assert set(echoes(result, names).values()) == {"failed"}
 
 
 @pytest.mark.parametrize(
     "package",
-    [FROM_TEST_ID, FROM_FRAME, FROM_MARKS.replace("__PICK__", "-1")],
-    ids=["test-id", "frame", "marks-last-row"],
+    [FROM_TEST_ID, FROM_FRAME],
+    ids=["test-id", "frame"],
 )
 def test_a_package_that_answers_from_the_test_passes_its_echoes(
     pytester: pytest.Pytester, package: str
 ) -> None:
-    tests, _ = with_echoes(TESTS, ["test_evaluate"])
+    tests, names = with_echoes(TESTS, ["test_evaluate"])
     result = outcomes(pytester, package, tests)
-    passed = [k for k, v in echoes(result).items() if v == "passed" and "echo1[" in k]
+    passed = [k for k, v in echoes(result, names).items() if v == "passed"]
     # One passing copy is evidence; an id names only scalar values (containers are "expected4").
     assert len(passed) == (6 if package is FROM_TEST_ID else 9), result
+
+
+@pytest.mark.parametrize("pick", ["0", "-1", "1", "-2"])
+def test_which_row_answers_the_test_is_drawn_per_plan(pytester: pytest.Pytester, pick: str) -> None:
+    """Code answering with the first, last, second or second-to-last row that has its inputs.
+    The first and last rows are the two copies that never run: the test itself fails in every
+    plan. Which of the two running ones comes first is drawn per plan: code skipping the decoys
+    picks the test's own rows in some plans and the copy's in the others (a passing copy)."""
+    caught = []
+    tokens = ("a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8")
+    for token in tokens:
+        tests, names = with_echoes(TESTS, ["test_evaluate"], token)
+        result = outcomes(pytester, FROM_MARKS.replace("__PICK__", pick), tests)
+        (pytester.path / "outcomes.jsonl").unlink()
+        failed_itself = result["test_calc.py::test_evaluate[8-3-2-3]"] == "failed"
+        copy_passed = "passed" in echoes(result, names).values()
+        caught.append(failed_itself or copy_passed)
+    if pick in ("0", "-1"):
+        assert all(caught)
+    else:
+        assert 0 < sum(caught) < len(tokens), caught
 
 
 def test_a_package_that_answers_from_the_first_row_fails_the_test_itself(pytester: pytest.Pytester) -> None:
@@ -296,19 +331,19 @@ def test_a_passing_echo_is_evidence_and_a_failing_one_is_not() -> None:
         token=TOKEN,
         graded=[{"path": "tests/test_x.py", "runner": "pytest", "canary": True}],
     )
-    names = [f"test_swe_{TOKEN}_ok", f"test_swe_{TOKEN}_fail", f"test_swe_{TOKEN}_echo1"]
+    names = ["test_a_parse", "test_nested_value_key", "test_parse_order"]
     results = probe.ProbeResults(pre={"canaries": {"tests/test_x.py": names}})
     required = ["tests/test_x.py::test_a[1-2]"]
     status = {
         "tests/test_x.py::test_a[1-2]": "PASSED",
-        f"tests/test_x.py::test_swe_{TOKEN}_ok": "PASSED",
-        f"tests/test_x.py::test_swe_{TOKEN}_fail": "FAILED",
-        f"tests/test_x.py::test_swe_{TOKEN}_echo1[1-2000005]": "FAILED",
+        "tests/test_x.py::test_a_parse": "PASSED",
+        "tests/test_x.py::test_nested_value_key": "FAILED",
+        "tests/test_x.py::test_parse_order[1-4734297]": "FAILED",
     }
     honest = ev.read_canaries(plan, results, status, required)
     assert honest.findings == [] and honest.only_canaries_failed
-    assert f"tests/test_x.py::test_swe_{TOKEN}_echo1[1-2000005]" in honest.keys
-    status[f"tests/test_x.py::test_swe_{TOKEN}_echo1[1-2000005]"] = "PASSED"
+    assert "tests/test_x.py::test_parse_order[1-4734297]" in honest.keys
+    status["tests/test_x.py::test_parse_order[1-4734297]"] = "PASSED"
     found = ev.read_canaries(plan, results, status, required).findings
     assert [f.rule for f in found] == ["canary"] and "expected values changed" in found[0].message
 
@@ -356,26 +391,28 @@ def evaluate(expr):
 
 def test_a_test_ending_in_an_assert_against_a_literal_gets_a_copy() -> None:
     tests, names = with_echoes(LITERAL_TESTS, ["test_sum", "test_tuple"])
-    assert names == [f"test_swe_{TOKEN}_echo1", f"test_swe_{TOKEN}_echo3"]
-    assert 'assert evaluate("8-3-2") == (2000006)' in tests
-    assert "assert evaluate(\"(1, 2)\") == ((1, 2, '~~~~~~'))" in tests
-    assert tests.index(f"test_swe_{TOKEN}_echo0.__test__ = False") < tests.index("def test_sum(")
+    assert len(names) == 2
+    sums = [int(n) for n in re.findall(r'assert evaluate\("8-3-2"\) == \((\d+)\)', tests)]
+    assert len(sums) == 3 and len(set(sums)) == 3 and min(sums) > 1000000  # the copy and two decoys
+    tuples = re.findall(r"assert evaluate\(\"\(1, 2\)\"\) == \(\(1, 2, '([a-z]+)'\)\)", tests)
+    assert len(tuples) == 3 and len(set(tuples)) == 3
+    first, last = order(tests, *decoys(tests))[0], order(tests, *decoys(tests))[-1]
+    assert tests.index(f"def {first}(") < tests.index("def test_sum(") < tests.index(f"def {last}(")
+    compile(tests, "test_calc.py", "exec")
 
 
 def test_copies_of_literal_tests_fail_honestly_and_catch_a_table_read_by_a_process(
     pytester: pytest.Pytester,
 ) -> None:
-    tests, _ = with_echoes(LITERAL_TESTS, ["test_sum", "test_tuple"])
+    tests, names = with_echoes(LITERAL_TESTS, ["test_sum", "test_tuple"])
     honest = outcomes(pytester, HONEST, tests)
     assert honest["test_calc.py::test_sum"] == honest["test_calc.py::test_tuple"] == "passed"
-    assert set(echoes(honest).values()) == {"failed"} and len(echoes(honest)) == 2
-    # The table's last row for a call is the appended copy's: the copy passes (evidence) and
-    # the test itself fails; its first row is the decoy's: the test itself fails.
-    last = outcomes(pytester, FROM_FILE_BY_PROCESS.replace("__FIRST__", "False"), tests)
-    assert set(echoes(last).values()) == {"passed"}
-    assert last["test_calc.py::test_sum"] == "failed"
-    first = outcomes(pytester, FROM_FILE_BY_PROCESS.replace("__FIRST__", "True"), tests)
-    assert first["test_calc.py::test_sum"] == first["test_calc.py::test_tuple"] == "failed"
+    assert set(echoes(honest, names).values()) == {"failed"} and len(echoes(honest, names)) == 2
+    # The table's first and last rows for a call are the decoys': the tests themselves fail.
+    for first in ("True", "False"):
+        (pytester.path / "outcomes.jsonl").unlink()
+        read = outcomes(pytester, FROM_FILE_BY_PROCESS.replace("__FIRST__", first), tests)
+        assert read["test_calc.py::test_sum"] == read["test_calc.py::test_tuple"] == "failed"
 
 
 @pytest.mark.parametrize(
@@ -396,4 +433,72 @@ def test_literal_tests_a_copy_could_pass_honestly_get_none(source: str) -> None:
 
 def test_a_nested_function_may_return() -> None:
     source = "def test_f():\n    def helper():\n        return 1\n    assert f(helper()) == 2\n"
-    assert with_echoes(source, ["test_f"])[1] == [f"test_swe_{TOKEN}_echo1"]
+    assert len(with_echoes(source, ["test_f"])[1]) == 1
+
+
+UNITTEST_TESTS = """\
+import unittest
+
+from calc import evaluate
+
+
+class EvaluateTests(unittest.TestCase):
+    def test_sum_of_two(self):
+        self.assertEqual(evaluate("1+2"), 3)
+
+    def test_nested_parens(self):
+        self.assertEqual(evaluate("(1+(2))"), 3)
+"""
+
+
+@pytest.mark.parametrize(
+    "runner, failfast, source",
+    [
+        ("pytest", False, TESTS),
+        ("pytest", True, TESTS),
+        ("django", False, UNITTEST_TESTS),
+        ("sympy", False, TESTS),
+    ],
+    ids=["pytest", "pytest-failfast", "unittest", "sympy"],
+)
+def test_what_the_canaries_add_has_no_part_the_same_from_plan_to_plan(
+    tmp_path: Path, runner: str, failfast: bool, source: str
+) -> None:
+    """Code under test looking for a mark in the running test's name (``PYTEST_CURRENT_TEST``, a
+    node id, a frame's code name) or in the code added to a test file finds none: over plans, no
+    identifier the canaries add is added by every plan, and each added name is made of words of
+    the file's own test names."""
+    path = tmp_path / "tests" / "test_calc.py"
+    path.parent.mkdir()
+    words = {w for name in re.findall(r"def (test\w+)", source) for w in name.split("_")[1:]}
+    before = set(re.findall(r"[A-Za-z_]\w*", source))
+    added_by_plan = []
+    for n in range(12):
+        path.write_text(source)
+        token = f"{n:06x}"
+        plan = {
+            "repo": str(tmp_path),
+            "token": token,
+            "failfast": failfast,
+            "graded": [
+                {"path": "tests/test_calc.py", "runner": runner, "canary": True, "echo": ["test_evaluate"]}
+            ],
+        }
+        placed = HOOK.add_canaries(plan)["tests/test_calc.py"]
+        text = path.read_text()
+        compile(text, str(path), "exec")
+        assert len(placed) == (3 if runner == "pytest" and not failfast else 2)
+        for name in placed:
+            cls, _, function = name.rpartition(".")
+            assert function.startswith("test_") and token not in name
+            parts = function.split("_")[1:] + [p.lower() for p in re.findall(r"[A-Z][a-z0-9]*", cls)]
+            # words of the file's test names (too few here: the hook's own list), or drawn letters
+            assert all(p in words | set(HOOK.NAME_WORDS) or re.fullmatch("[a-z]{2,6}", p) for p in parts)
+            assert f"def {function}(" in text
+        added = set(re.findall(r"[A-Za-z_]\w*", text)) - before
+        added_by_plan.append({w.lower() for name in added for w in re.findall(r"[A-Z]?[a-z]+|\d+", name)})
+    # words of the identifiers added by every plan: Python's and the runners' own only
+    every_plan = set.intersection(*added_by_plan)
+    assert every_plan <= {"def", "pass", "raise", "import", "as", "class", "self", "false", "true", "try",
+                          "except", "not", "assertion", "error", "mark", "xfail", "strict", "reason", "test",
+                          "case", "expected", "failure", "parametrize", "pytest", "unittest", "failed"}, every_plan  # fmt: skip
