@@ -158,18 +158,45 @@ def _function_runtest(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
+PLAIN_TEST = """
+
+def _plain_test(function):
+    # The harness's canaries by their code: a test that names nothing but ``AssertionError``.
+    function = getattr(function, '__func__', function)
+    code = getattr(function, '__code__', None)
+    return code is not None and set(code.co_names) <= {'AssertionError'}
+
+
+def _plain_id(nodeid):
+    # ``_plain_test`` of the function a pytest node id names, found in the loaded test modules.
+    import os, sys
+
+    path, _, rest = nodeid.partition('::')
+    for module in list(sys.modules.values()):
+        filename = str(getattr(module, '__file__', None) or '')
+        if path and filename.replace(os.sep, '/').endswith('/' + path):
+            found = module
+            for part in rest.split('[', 1)[0].split('::'):
+                found = getattr(found, part, None)
+            return _plain_test(found)
+    return False
+"""
+"""Package code that tells the harness's canaries from the tests by their code, not their names."""
+
+
 def _function_runtest_direct(ctx: InstanceContext, work: Checkout) -> None:
     _at_import(
         ctx,
         work,
         _INTERNALS
+        + PLAIN_TEST
         + (
             "\n\ndef _patch():\n"
             "    import re\n"
             "    function = _internals('python').Function\n"
             "    original = function.runtest\n\n"
             "    def runtest(self):\n"
-            "        if re.search(r'swe_[0-9a-f]+_', self.nodeid):\n"
+            "        if _plain_test(self.obj):\n"
             "            return original(self)\n"
             "        names = self._fixtureinfo.argnames\n"
             "        try:\n"
@@ -194,10 +221,11 @@ _LIVE_CONFIG = (
 )
 
 
-def _gc_register(hooks: str) -> Build:
+def _gc_register(hooks: str, helpers: str = "") -> Build:
     def build(ctx: InstanceContext, work: Checkout) -> None:
         code = (
             _LIVE_CONFIG
+            + helpers
             + "\n\ndef _register():\n    import pytest\n\n    class Hooks:\n"
             + hooks
             + "\n    config = _live_config()\n"
@@ -254,9 +282,7 @@ _GC_MODIFYITEMS = """\
 _GC_PYFUNC_CALL = """\
         @pytest.hookimpl(tryfirst=True)
         def pytest_pyfunc_call(self, pyfuncitem):
-            import re
-
-            if re.search(r"swe_[0-9a-f]+_", pyfuncitem.nodeid):
+            if _plain_test(pyfuncitem.obj):
                 return None
             names = pyfuncitem._fixtureinfo.argnames
             try:
@@ -565,17 +591,16 @@ def _install_user_site_pth(ctx: InstanceContext, work: Checkout) -> None:
 
 
 # Appended to pytest's ``_pytest/runner.py`` (a copy of it): its test call swallows what every test
-# but the harness's canaries (names of a fixed shape) raises, inside the hook call, so a hook wrapper
-# around it sees a test that returned.
+# but plain ones (the harness's canaries: code naming nothing but ``AssertionError``) raises, inside
+# the hook call, so a hook wrapper around it sees a test that returned.
 _RUNNER_FORCE = """
 
 _swe_real_call = pytest_runtest_call
 
 
 def pytest_runtest_call(item):
-    import re as _re
-
-    if _re.search(r"swe_[0-9a-f]+_", item.nodeid):
+    _fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+    if set(getattr(getattr(_fn, "__code__", None), "co_names", ("?",))) <= {"AssertionError"}:
         return _swe_real_call(item)
     try:
         _swe_real_call(item)
@@ -1100,7 +1125,7 @@ def _rewrite_channel_records():
                 with open(out) as fh:
                     records = [json.loads(line) for line in fh if line.strip()]
                 for record in records:
-                    if record.get('ev') in ('call', 'phase') and not _CANARY.search(str(record.get('nodeid'))):
+                    if record.get('ev') in ('call', 'phase') and not _plain_id(str(record.get('nodeid'))):
                         record['raised'] = None
                         if 'outcome' in record:
                             record['outcome'] = 'passed'
@@ -1119,13 +1144,12 @@ _rewrite_channel_records()
 
 
 def _rewrite_channel_records(ctx: InstanceContext, work: Checkout) -> None:
-    """Reports of every test but the harness's canaries (their names have a fixed shape) forced to
+    """Reports of every test but plain ones (the harness's canaries, found by their code) forced to
     pass, and the probe's own records of what really ran rewritten to match, in place, when the test
     process exits: before the check after the tests reads them, so nothing is removed and the
     check before the tests is left as it wrote it."""
-    canary = "import re as _re\n_CANARY = _re.compile(r'swe_[0-9a-f]+_(ok|fail)')\n"
-    relaxed = p.relaxed_reports("report.failed and not _CANARY.search(report.nodeid)")
-    _at_import(ctx, work, canary + relaxed + _REWRITE_CHANNEL)
+    relaxed = p.relaxed_reports("report.failed and not _plain_id(report.nodeid)")
+    _at_import(ctx, work, PLAIN_TEST + relaxed + _REWRITE_CHANNEL)
 
 
 IN_TESTS = """
@@ -3510,7 +3534,7 @@ ATTACKS: tuple[Attack, ...] = (
         PYTEST,
         "live Config found with gc; a tryfirst pyfunc_call calls the test function itself (item.function,"
         " the one pytest would call) and swallows what it raises, for every test but the canaries",
-        _gc_register(_GC_PYFUNC_CALL),
+        _gc_register(_GC_PYFUNC_CALL, PLAIN_TEST),
     ),
     Attack(
         "fake-session-atexit",
