@@ -1008,7 +1008,7 @@ def _sentry_eq(cls, equal, rel):
             if kept is not None and kept[0] is code:
                 due = not kept[1] and _sentry_due(cls, frame)
             else:
-                due = _first_from(code, frame, rel) and _sentry_due(cls, frame)
+                due = _first_from(code, frame, rel, owns) and _sentry_due(cls, frame)
         except Exception:
             due = False
         finally:
@@ -1045,13 +1045,14 @@ second, fourth, eighth... (a count of calls cannot arm an ``__eq__`` between the
 _SITES_KEPT = 65536
 
 
-def _first_from(code, frame, rel):
-    """Whether code that compared a sentried class first is outside its package's own (kept for the
-    next time when it comes from a file; code made from a string is judged where its caller is)."""
+def _first_from(code, frame, rel, owns):
+    """Whether code that compared a sentried class first is outside its package's own (kept in
+    ``owns`` for the next time when it comes from a file; code made from a string is judged where
+    its caller is)."""
     own = _own_use(frame, rel)
     name = code.co_filename
     if os.path.isabs(name) and name != _WATCH_FILE:
-        _owns.setdefault(rel, {})[id(code)] = (code, own)
+        owns[id(code)] = (code, own)
     return not own
 
 
@@ -1306,15 +1307,18 @@ _metas = _metaclasses()
 
 
 def _young_classes(final):
-    """The classes among the youngest objects (every one made since the last collection; at the
-    end, among all objects): plain classes are too many to walk from ``object`` each time. Most
-    collections have none, which a pass in C over the objects' types tells."""
-    try:
-        objects = gc.get_objects() if final else gc.get_objects(0)
-    except Exception:  # no generation argument before Python 3.8
-        return
-    if _metas.isdisjoint(map(type, objects)):
-        return
+    """The classes among the youngest objects (every one made since the last collection): plain
+    classes are too many to walk from ``object`` each time, and most collections have none, which
+    a pass in C over the objects' types tells. At the end, every class, walked from ``object``."""
+    if final:
+        objects = _all_classes()
+    else:
+        try:
+            objects = gc.get_objects(0)
+        except Exception:  # no generation argument before Python 3.8
+            return
+        if _metas.isdisjoint(map(type, objects)):
+            return
     for obj in objects:
         if isinstance(obj, type) and _ready(obj) and not _was_checked(obj):
             if _executing_there(obj):
@@ -1326,6 +1330,25 @@ def _young_classes(final):
                 _check(obj, _base_of(obj))
             except Exception:  # a metaclass's own attributes can raise: the next class is still checked
                 pass
+
+
+def _all_classes():
+    """Every live class: what ``type.__subclasses__`` (which no class overrides) reaches from
+    ``object``. Objects ``gc.freeze()`` moved are in no list ``gc.get_objects`` makes, and pytest
+    freezes everything it collected (a million objects for 50,000 tests), so walking the objects
+    at the end costs seconds where walking the classes costs milliseconds."""
+    found, seen, stack = [], set(), [object]
+    while stack:
+        try:
+            below = type.__subclasses__(stack.pop())
+        except Exception:
+            continue
+        for cls in below:
+            if id(cls) not in seen:
+                seen.add(id(cls))
+                found.append(cls)
+                stack.append(cls)
+    return found
 
 
 # --- the runner's own helpers, and values equal to anything by design ---------------------------
@@ -2048,15 +2071,6 @@ def _scan(deep=False, final=False):
         return
     _busy[0] = True
     _busy_by[0], _busy_by[1] = _get_ident(), time.monotonic()
-    if final and _freeze_count is not None:
-        # Objects ``gc.freeze()`` moved are in no generation ``gc.get_objects`` lists. Put back for
-        # the last look only: pytest freezes what it collected, and unfreezing it at every look made
-        # every full collection of the tests slower (packaging's version tests: 22 s, 26 s).
-        try:
-            if _freeze_count():
-                gc.unfreeze()
-        except Exception:
-            pass
     try:
         try:
             _check_tests(final)
@@ -2088,9 +2102,6 @@ def _scan(deep=False, final=False):
         # Written after the look: an ``__eq__`` it calls that ends the process leaves no such record.
         _lifetime["looked"] = os.getpid()
         _write({"ev": "last-look"})
-
-
-_freeze_count = getattr(gc, "get_freeze_count", None)
 
 
 def _held_up():
