@@ -1334,9 +1334,10 @@ def _young_classes(final):
 
 def _all_classes():
     """Every live class: what ``type.__subclasses__`` (which no class overrides) reaches from
-    ``object``. Objects ``gc.freeze()`` moved are in no list ``gc.get_objects`` makes, and pytest
-    freezes everything it collected (a million objects for 50,000 tests), so walking the objects
-    at the end costs seconds where walking the classes costs milliseconds."""
+    ``object``. Objects ``gc.freeze()`` moved are in no list ``gc.get_objects`` makes, and a
+    suite's conftest may freeze everything pytest collected (packaging's: a million objects for
+    50,000 tests); unfreezing and walking every object at the end cost seconds there, walking the
+    classes costs milliseconds."""
     found, seen, stack = [], set(), [object]
     while stack:
         try:
