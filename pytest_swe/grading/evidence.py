@@ -100,23 +100,21 @@ def read_canaries(
     if not placed:
         return reading
     runner_of = {g["path"]: g["runner"] for g in plan.graded}
-    of_path = {
+    keys_of = {  # per file, each canary name's keys in the status map
         path: {
-            k
-            for k in status_map
-            if any(_names_canary(k, n, path, runner_of.get(path, "pytest")) for n in names)
+            n: [k for k in status_map if _names_canary(k, n, path, runner_of.get(path, "pytest"))]
+            for n in names
         }
         for path, names in placed.items()
     }
-    reading.keys = set().union(*of_path.values())
+    reading.keys = {k for by_name in keys_of.values() for keys in by_name.values() for k in keys}
     reading.names = {name for names in placed.values() for name in names}
     required_passing = [t for t in required if status_map.get(t) in PASSING]
     any_seen = False
     for path, names in placed.items():
         ok_name, fail_name, echoes = names[0], names[1], names[2:]
         runner = runner_of.get(path, "pytest")
-        ok_keys = [k for k in of_path[path] if _names_canary(k, ok_name, path, runner)]
-        fail_keys = [k for k in of_path[path] if _names_canary(k, fail_name, path, runner)]
+        ok_keys, fail_keys = keys_of[path][ok_name], keys_of[path][fail_name]
         any_seen = any_seen or bool(ok_keys or fail_keys)
         for key in fail_keys:
             status = status_map[key]
@@ -125,11 +123,7 @@ def read_canaries(
                 reading.findings.append(
                     evidence("canary", f"a test written to fail in {path} was reported {status}")
                 )
-        echoed = [
-            k
-            for k in of_path[path]
-            if status_map[k] in {"PASSED", "XPASS"} and any(_names_canary(k, e, path, runner) for e in echoes)
-        ]
+        echoed = [k for e in echoes for k in keys_of[path][e] if status_map[k] in {"PASSED", "XPASS"}]
         if echoed:
             reading.findings.append(
                 evidence(

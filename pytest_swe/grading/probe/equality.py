@@ -1290,19 +1290,24 @@ def _base_of(cls):
     return object
 
 
-def _metaclasses():
-    found, stack = set(), [type]
+def _below(root):
+    """Every live class below ``root``: what ``type.__subclasses__`` (which no class overrides)
+    reaches from it."""
+    found, seen, stack = [], set(), [root]
     while stack:
-        meta = stack.pop()
-        found.add(meta)
         try:
-            stack.extend(type.__subclasses__(meta))
+            below = type.__subclasses__(stack.pop())
         except Exception:
-            pass
+            continue
+        for cls in below:
+            if id(cls) not in seen:
+                seen.add(id(cls))
+                found.append(cls)
+                stack.append(cls)
     return found
 
 
-_metas = _metaclasses()
+_metas = set([type] + _below(type))
 """The types of classes: ``type`` and its subclasses, those made later added as they are seen."""
 
 
@@ -1311,7 +1316,10 @@ def _young_classes(final):
     classes are too many to walk from ``object`` each time, and most collections have none, which
     a pass in C over the objects' types tells. At the end, every class, walked from ``object``."""
     if final:
-        objects = _all_classes()
+        # Objects ``gc.freeze()`` moved are in no list ``gc.get_objects`` makes, and a suite's
+        # conftest may freeze everything pytest collected (packaging's: a million objects for
+        # 50,000 tests): unfreezing and walking every object cost seconds there, the classes ms.
+        objects = _below(object)
     else:
         try:
             objects = gc.get_objects(0)
@@ -1330,26 +1338,6 @@ def _young_classes(final):
                 _check(obj, _base_of(obj))
             except Exception:  # a metaclass's own attributes can raise: the next class is still checked
                 pass
-
-
-def _all_classes():
-    """Every live class: what ``type.__subclasses__`` (which no class overrides) reaches from
-    ``object``. Objects ``gc.freeze()`` moved are in no list ``gc.get_objects`` makes, and a
-    suite's conftest may freeze everything pytest collected (packaging's: a million objects for
-    50,000 tests); unfreezing and walking every object at the end cost seconds there, walking the
-    classes costs milliseconds."""
-    found, seen, stack = [], set(), [object]
-    while stack:
-        try:
-            below = type.__subclasses__(stack.pop())
-        except Exception:
-            continue
-        for cls in below:
-            if id(cls) not in seen:
-                seen.add(id(cls))
-                found.append(cls)
-                stack.append(cls)
-    return found
 
 
 # --- the runner's own helpers, and values equal to anything by design ---------------------------

@@ -1610,12 +1610,11 @@ def _calling_maker(function, argnames, namer, newline):
     return make
 
 
-def canary_code(runner, plan, namer):
+def canary_code(runner, plan, namer, prefix):
     """(the canaries' pieces of code, their names: the one that passes, the one that fails) for a
-    file of ``runner``, or None where none are added."""
+    file of ``runner`` (``prefix``: pytest's, from ``function_prefix``), or None where none are added."""
     failfast = plan.get("failfast")
     if runner == "pytest":
-        prefix = function_prefix(plan["repo"])
         if prefix is None:
             return None
         ok, fail, message = namer.function(prefix), namer.function(prefix), namer.message()
@@ -1649,6 +1648,7 @@ def plan_namer(plan):
 def add_canaries(plan):
     repo = plan["repo"]
     namer = plan_namer(plan)
+    prefix = function_prefix(repo)
     placed = {}
     for graded in plan.get("graded", []):
         if not graded.get("canary"):
@@ -1657,7 +1657,7 @@ def add_canaries(plan):
         if not os.path.isfile(full) or os.path.islink(full):
             continue
         runner = graded["runner"]
-        made = canary_code(runner, plan, namer)
+        made = canary_code(runner, plan, namer, prefix)
         if made is None:
             continue
         pieces, names = made
@@ -1668,9 +1668,7 @@ def add_canaries(plan):
         echoes = []
         if runner == "pytest" and not plan.get("failfast"):
             try:
-                data, echoes, tail = echo_canaries(
-                    data, graded.get("echo") or [], function_prefix(repo), namer
-                )
+                data, echoes, tail = echo_canaries(data, graded.get("echo") or [], prefix, namer)
             except Exception:  # a file the copies cannot be made for gets none, never a failed step
                 echoes, tail = [], []
             pieces += tail
