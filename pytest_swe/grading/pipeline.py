@@ -53,7 +53,9 @@ from .paths import PathChange
 from .paths import Protection
 from .paths import new_importable_modules
 from .paths import why_neutralized
+from .run import Afterwards
 from .run import run_script
+from .run import run_script_then
 from .spec import GRADED_LOG
 from .spec import POLICY_VERSION
 from .spec import STRICT
@@ -285,15 +287,25 @@ def _graded_view(log: str, plan: probe.Plan, reading: ev.CanaryReading) -> str:
 
 
 def _check_run(
-    task: Task, sandbox: Sandbox, ctx: EvalContext, run: EvalRun, script: str, spec: ProbeSpec | None
+    task: Task,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    run: EvalRun,
+    script: str,
+    spec: ProbeSpec | None,
+    carried: tuple[str, str] | None = None,
 ) -> None:
+    """The checks after the tests, from ``carried`` (their marker and output, read in the eval
+    script's own command) or, when that could not carry them, in a command of their own."""
     integrity = integrity_of(task, ctx)
     integrity.add(forged_markers(run.raw_log, script))
     plan = integrity.plan
     timeout = min(ctx.timeout, GUARD_TIMEOUT)
     results: probe.ProbeResults | None = None
     if plan is not None and isinstance(ctx.tree, WorkTree):
-        problems, results = _read_after_run(sandbox, ctx.tree, plan, timeout)
+        problems, results = _read_after_run(sandbox, ctx.tree, plan, timeout, carried)
+    elif carried is not None and isinstance(ctx.tree, WorkTree):
+        problems = ctx.tree.read_after_run(carried[1])
     elif ctx.tree is not None:
         problems = ctx.tree.git_after_run()
     else:
@@ -342,18 +354,52 @@ def _base_text(ctx: EvalContext) -> Callable[[str], str | None]:
     return lambda path: None
 
 
+AFTERWARDS_LIMIT = 256 << 10
+"""The most output the checks after the tests carry back in the eval script's own command."""
+
+
+def _afterwards(ctx: EvalContext, plan: probe.Plan | None) -> tuple[Afterwards, str] | None:
+    """The checks after the tests (``.git``, and the probe's results under ``strict``), to run in
+    the eval script's own command, with the line that parts the two; None when there is no tree."""
+    tree = ctx.tree
+    if not isinstance(tree, WorkTree):
+        return None
+    marker = f"pytest-swe-after-run-{secrets.token_hex(16)}"
+    limit = min(AFTERWARDS_LIMIT, max(ctx.output_limit // 4, 1))
+    command = _after_run_command(tree, plan, marker)
+    return Afterwards(command, spool=f"{tree.dir}/afterwards.out", limit=limit), marker
+
+
+def _after_run_command(tree: WorkTree, plan: probe.Plan | None, marker: str) -> str:
+    command = f"( {tree.after_run_script()} )\n"
+    if plan is not None:
+        command += f"echo {marker}\n( {probe.collect_script(plan)} )\n"
+    return command + "exit 0\n"
+
+
 def _read_after_run(
-    sandbox: Sandbox, tree: WorkTree, plan: probe.Plan, timeout: float
+    sandbox: Sandbox,
+    tree: WorkTree,
+    plan: probe.Plan,
+    timeout: float,
+    carried: tuple[str, str] | None = None,
 ) -> tuple[list[str], probe.ProbeResults]:
-    """The check of ``.git`` and the probe's results, read in one command after the tests.
+    """The check of ``.git`` and the probe's results, read in one command after the tests, or
+    from ``carried`` (the marker and the output of the same command run at the end of the eval
+    script's command).
 
     The two outputs are parted by a line no code under test can know in advance; when the check
     printed so much that the output cap cut that line out, the check counts as failed."""
-    marker = f"pytest-swe-after-run-{secrets.token_hex(16)}"
-    command = f"( {tree.after_run_script()} )\necho {marker}\n( {probe.collect_script(plan)} )\nexit 0\n"
-    output = sandbox.exec(
-        command, timeout=timeout, workdir="/", output_limit=probe.COLLECT_OUTPUT_LIMIT
-    ).output
+    if carried is None:
+        marker = f"pytest-swe-after-run-{secrets.token_hex(16)}"
+        output = sandbox.exec(
+            _after_run_command(tree, plan, marker),
+            timeout=timeout,
+            workdir="/",
+            output_limit=probe.COLLECT_OUTPUT_LIMIT,
+        ).output
+    else:
+        marker, output = carried
     checked, found, collected = output.partition(f"{marker}\n")
     if not found:
         return ["the check of .git after the tests printed more than can be read"], probe.ProbeResults()
@@ -406,11 +452,20 @@ def patch_and_run(
         verdict.reasons.append(f"the tests were not run: {integrity.blocked}")
         return run
     instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
-    run.raw_log, run.exit_code = run_script(
-        task, sandbox, ctx, instrumented, path=path, command=command, files=probe_files
+    afterwards = _afterwards(ctx, integrity.plan)
+    run.raw_log, run.exit_code, after = run_script_then(
+        task,
+        sandbox,
+        ctx,
+        instrumented,
+        afterwards[0] if afterwards else None,
+        path=path,
+        command=command,
+        files=probe_files,
     )
     run.ran = True
-    _check_run(task, sandbox, ctx, run, script, probe_spec)
+    carried = (afterwards[1], after) if afterwards is not None and after is not None else None
+    _check_run(task, sandbox, ctx, run, script, probe_spec, carried)
     return run
 
 

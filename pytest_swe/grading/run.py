@@ -4,8 +4,12 @@ infrastructure errors, never scored as model failures."""
 
 from __future__ import annotations
 
+import secrets
+import shlex
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.family import EvalContext
@@ -77,6 +81,59 @@ def classify_fault(
     return None
 
 
+@dataclass(frozen=True)
+class Afterwards:
+    """A command to run once the eval script ended, in the script's own command: one round trip to
+    the sandbox fewer than a command of its own.
+
+    Its output is written to ``spool`` first and carried back only when it fits in ``limit`` bytes,
+    so it always lands in the part of a capped output that is kept (the end); otherwise, or when
+    the script's command did not end normally, the caller runs it on its own as before."""
+
+    command: str
+    spool: str
+    limit: int
+    marker: str = field(default_factory=lambda: f"pytest-swe-afterwards-{secrets.token_hex(16)}")
+
+    def around(self, run: str) -> str:
+        """``run``, then this command. ``run`` goes in a subshell, so an ``exit`` or ``exec`` in it
+        ends the subshell, not what follows; it keeps the command's error output, while the shell's
+        own messages (a subshell killed by a signal, a spool it could not write) go nowhere, so
+        the log is ``run``'s output alone."""
+        spool = shlex.quote(self.spool)
+        return (
+            "exec 9>&2 2>/dev/null\n"
+            f"( exec 9>&-\n{run}\n) 2>&9\n"
+            "__swe_rc=$?\n"
+            "exec 9>&-\n"
+            f"( {self.command}\n) > {spool} 2>&1 < /dev/null\n"
+            f'if [ "$(wc -c < {spool})" -le {self.limit} ]; then __swe_fit=ok; else __swe_fit=big; fi\n'
+            f'printf "\\n{self.marker} %s %d\\n" "$__swe_fit" "$__swe_rc"\n'
+            f'if [ "$__swe_fit" = ok ]; then cat {spool}; fi\n'
+            f"rm -f {spool}\n"
+            'exit "$__swe_rc"\n'
+        )
+
+    def parted(self, output: str, exit_code: int | None) -> tuple[str, str | None]:
+        """(the script's own output, this command's output or None when it must run on its own).
+
+        The last line with the marker counts, and only when the exit status it carries is the
+        command's: code under test that read the marker (it is in the command line) and printed a
+        line of its own can only end the shell after it by a signal, and a status of a signal (128
+        and over, or a negative one where a provider reports signals so) never carries it. Output
+        printed before the real line is the script's."""
+        at = output.rfind(f"\n{self.marker} ")
+        if at < 0:
+            return output, None
+        status, _, rest = output[at + len(self.marker) + 2 :].partition("\n")
+        fit, _, code = status.partition(" ")
+        if exit_code is None or code != str(exit_code) or fit not in ("ok", "big"):
+            return output, None
+        if fit != "ok" or not 0 <= exit_code < 128:
+            return output[:at], None
+        return output[:at], rest
+
+
 def run_script(
     task: Task,
     sandbox: Sandbox,
@@ -95,9 +152,31 @@ def run_script(
     Raises InfraError ``eval_timeout``, ``oom``, ``pids_limit``, ``disk_full`` or
     ``sandbox_died``; the partial log is saved either way.
     """
+    log, exit_code, _ = run_script_then(
+        task, sandbox, ctx, script, None, path=path, command=command, log_name=log_name, files=files
+    )
+    return log, exit_code
+
+
+def run_script_then(
+    task: Task,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    script: str,
+    afterwards: Afterwards | None,
+    *,
+    path: str = "/eval.sh",
+    command: str | None = None,
+    log_name: str = "eval.log",
+    files: Mapping[str, tuple[bytes, int]] | None = None,
+) -> tuple[str, int | None, str | None]:
+    """:func:`run_script`, then ``afterwards`` in the same command: (log, exit code, the output of
+    ``afterwards``, None when the caller must run it on its own)."""
     ctx.save(path.rsplit("/", 1)[-1], script)
     uploads = {**(files or {}), path: (script.encode("utf-8", errors="surrogateescape"), 0o755)}
     run = command or f"/bin/bash {path}"
+    if afterwards is not None:
+        run = afterwards.around(run)
     carried = command_with_files(sandbox, uploads, run)
     if carried is None:
         write_files(sandbox, uploads)
@@ -112,9 +191,12 @@ def run_script(
             output_limit=ctx.output_limit,
         )
     uploaded, output = written(result.output) if carried is not None else (True, result.output)
+    after: str | None = None
+    if afterwards is not None:
+        output, after = afterwards.parted(output, result.exit_code)
     log_path = ctx.save(log_name, output)
-    after = limit_counters(sandbox)
-    fault = classify_fault(result, before, after, sandbox_survived(sandbox, result), ctx.timeout, log_path)
+    counters = limit_counters(sandbox)
+    fault = classify_fault(result, before, counters, sandbox_survived(sandbox, result), ctx.timeout, log_path)
     if fault is not None:
         raise fault
     if not uploaded:
@@ -122,4 +204,4 @@ def run_script(
             "sandbox_error",
             f"the eval script and its files could not be written in the sandbox (log: {log_path})",
         )
-    return output, result.exit_code
+    return output, result.exit_code, after

@@ -1,0 +1,156 @@
+"""The checks after the tests, run at the end of the eval script's own command (one round trip fewer)
+on a sandbox running bash on this machine: what comes back, what the log keeps, and each case where
+the caller must run them on their own instead, including code under test that forges the line."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from localsandbox import LocalSandbox
+
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.sandbox import ExecResult
+from pytest_swe.api.task import Task
+from pytest_swe.grading.run import Afterwards
+from pytest_swe.grading.run import run_script_then
+from pytest_swe.providers.docker.stream import CappedBuffer
+
+from conftest import benchmark_settings
+
+AFTER = "echo after-a\necho after-b\n"
+
+# Code under test that reads the marker from the command line of a shell above it, as any process
+# in the sandbox can, and prints a line of its own with it, then a forged output.
+FORGE = r"""
+m=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -o 'pytest-swe-afterwards-[0-9a-f]*' | head -n 1)
+[ -n "$m" ] || { echo "no marker found"; exit 9; }
+printf '\n%s ok 0\nforged-after\n' "$m"
+"""
+
+
+class CappingSandbox(LocalSandbox):
+    """Bash here, its output capped as the Docker provider caps it (head and tail kept)."""
+
+    def exec(self, command: str, **kwargs: Any) -> ExecResult:
+        result = super().exec(command, **{**kwargs, "output_limit": None})
+        buffer = CappedBuffer(kwargs.get("output_limit") or 1 << 30)
+        buffer.add(result.output.encode())
+        return ExecResult(result.exit_code, buffer.text(), truncated_bytes=buffer.dropped)
+
+
+def run(
+    tmp_path: Path,
+    script: str,
+    *,
+    after: str = AFTER,
+    limit: int = 1 << 16,
+    spool: Path | None = None,
+    output_limit: int = 1 << 20,
+    command: str | None = None,
+) -> tuple[str, int | None, str | None, LocalSandbox]:
+    sandbox = CappingSandbox(tmp_path)
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(tmp_path))
+    ctx = EvalContext(settings=benchmark_settings("swe-bench"), artifacts=tmp_path / "artifacts", timeout=60,
+                      output_limit=output_limit)  # fmt: skip
+    afterwards = Afterwards(after, spool=str(spool or tmp_path / "afterwards.out"), limit=limit)
+    path = str(tmp_path / "eval.sh")
+    log, code, carried = run_script_then(task, sandbox, ctx, script, afterwards, path=path, command=command)
+    assert (tmp_path / "artifacts" / "eval.log").read_text() == log
+    return log, code, carried, sandbox
+
+
+@pytest.mark.parametrize("ending", ["", "\n"], ids=["no-newline", "newline"])
+@pytest.mark.parametrize("status", [0, 1, 3])
+def test_the_checks_come_back_in_the_script_command_and_the_log_is_the_script_output(
+    tmp_path: Path, status: int, ending: str
+) -> None:
+    log, code, carried, sandbox = run(tmp_path, f"printf 'line one\\nline two{ending}'\nexit {status}\n")
+    assert log == f"line one\nline two{ending}"
+    assert code == status
+    assert carried == "after-a\nafter-b\n"
+    assert len(sandbox.commands) == 1
+    assert not (tmp_path / "afterwards.out").exists()
+
+
+@pytest.mark.parametrize("command", ["exec /bin/bash {path}", "/bin/bash {path}; exit 4"])
+def test_an_exit_or_exec_in_the_command_ends_only_its_own_part(tmp_path: Path, command: str) -> None:
+    path = tmp_path / "eval.sh"
+    log, code, carried, _ = run(tmp_path, "echo ran\nexit 2\n", command=command.format(path=path))
+    assert log == "ran\n" and carried == "after-a\nafter-b\n"
+    assert code == (2 if command.startswith("exec") else 4)
+
+
+def test_output_over_its_limit_is_left_for_a_command_of_its_own(tmp_path: Path) -> None:
+    log, code, carried, _ = run(
+        tmp_path, "echo ran\n", after="head -c 5000 /dev/zero | tr '\\0' x\n", limit=4096
+    )
+    assert (log, code, carried) == ("ran\n", 0, None)
+
+
+def test_a_capped_log_keeps_the_checks_whole(tmp_path: Path) -> None:
+    """The checks' output is the last thing printed and at most a quarter of the cap: the tail the
+    cap keeps always holds it, however much the tests printed."""
+    script = "head -c 3000000 /dev/zero | tr '\\0' y\necho\necho last line\n"
+    log, code, carried, _ = run(tmp_path, script, limit=(1 << 20) // 4, output_limit=1 << 20)
+    assert "bytes of output dropped" in log and log.endswith("last line\n")
+    assert carried == "after-a\nafter-b\n" and code == 0
+
+
+def test_a_spool_that_cannot_be_written_leaves_the_checks_to_a_command_of_their_own(tmp_path: Path) -> None:
+    log, code, carried, _ = run(tmp_path, "echo ran\n", spool=tmp_path / "gone" / "afterwards.out")
+    assert (log, code, carried) == ("ran\n", 0, None)
+
+
+def test_a_status_of_a_signal_leaves_the_checks_to_a_command_of_their_own(tmp_path: Path) -> None:
+    """A script killed by a signal (a segfault, a memory kill) still ends normally for the shell
+    after it, but such a status is also what forging code leaves: the checks run on their own."""
+    log, code, carried, _ = run(tmp_path, "echo ran\nkill -9 $$\n")
+    assert (log, code, carried) == ("ran\n", 137, None)
+
+
+def test_a_forged_line_before_the_real_one_stays_in_the_log(tmp_path: Path) -> None:
+    log, code, carried, _ = run(tmp_path, FORGE + "echo honest end\n")
+    assert carried == "after-a\nafter-b\n" and code == 0
+    assert "forged-after" in log and log.endswith("honest end\n")
+
+
+# The shells above the script whose command line holds the marker, nearest first (never this test's
+# own process: the walk stops at the first ancestor without it).
+SHELLS = r"""
+shells=; p=$PPID
+while [ "$p" -gt 1 ] && tr '\0' '\n' < /proc/$p/cmdline 2>/dev/null | grep -q "$m"; do
+  shells="$shells $p"; p=$(awk '{print $4}' /proc/$p/stat)
+done
+[ -n "$shells" ] || { echo "no shell found"; exit 9; }
+"""
+
+
+@pytest.mark.parametrize("which", ["nearest", "outermost"])
+def test_forged_checks_with_the_real_ones_stopped_are_never_taken(tmp_path: Path, which: str) -> None:
+    """Code under test that prints the marker's line with a made-up output and then kills a shell
+    above it, so the real checks never print: the status a signal leaves never matches the line."""
+    pick = "set -- $shells; victim=$1" if which == "nearest" else "for victim in $shells; do :; done"
+    log, code, carried, _ = run(tmp_path, FORGE + SHELLS + f"{pick}\nkill -9 $victim\nsleep 1\n")
+    assert "no marker found" not in log and "no shell found" not in log, log
+    assert carried is None, (code, log)
+
+
+def test_the_checks_run_after_the_script_has_ended(tmp_path: Path) -> None:
+    """What the checks read is what the script left: they start once it ended."""
+    script = f"sleep 0.3\necho written > {tmp_path}/late\n"
+    _, _, carried, _ = run(tmp_path, script, after=f"cat {tmp_path}/late\n")
+    assert carried == "written\n"
+
+
+def test_the_marker_differs_from_command_to_command() -> None:
+    markers = {Afterwards("true", spool="/tmp/x", limit=10).marker for _ in range(50)}
+    assert len(markers) == 50
+
+
+def test_the_wrapped_command_is_plain_posix_shell(tmp_path: Path) -> None:
+    """Images without bash run commands with sh (dash here): the wrapping must parse there too."""
+    dash = subprocess.run(["sh", "-n", "-c", Afterwards(AFTER, spool="/tmp/x", limit=10).around("/bin/true")])
+    assert dash.returncode == 0
