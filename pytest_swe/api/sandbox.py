@@ -106,7 +106,10 @@ class Sandbox(Protocol):
         user: str | None = None,
         output_limit: int | None = None,
     ) -> ExecResult:
-        """Run ``command`` with bash (sh if bash is absent); kill it for real at ``timeout``."""
+        """Run ``command`` with bash (sh if bash is absent); kill it for real at ``timeout``.
+
+        Over ``output_limit`` bytes, the output keeps its first and last halves: callers print
+        what they must read back at the end of a command."""
         ...
 
     def write_file(self, path: str, data: bytes, *, mode: int = 0o644) -> None: ...

@@ -107,8 +107,9 @@ class Afterwards:
             "__swe_rc=$?\n"
             "exec 9>&-\n"
             f"( {self.command}\n) > {spool} 2>&1 < /dev/null\n"
-            f'if [ "$(wc -c < {spool})" -le {self.limit} ]; then __swe_fit=ok; else __swe_fit=big; fi\n'
-            f'printf "\\n{self.marker} %s %d\\n" "$__swe_fit" "$__swe_rc"\n'
+            f"__swe_n=$(wc -c < {spool}) || __swe_n=-1\n"
+            f'if [ "$__swe_n" -ge 0 ] && [ "$__swe_n" -le {self.limit} ]; then __swe_fit=ok; else __swe_fit=big; fi\n'
+            f'printf "\\n{self.marker} %s %d %d\\n" "$__swe_fit" "$__swe_rc" "$__swe_n"\n'
             f'if [ "$__swe_fit" = ok ]; then cat {spool}; fi\n'
             f"rm -f {spool}\n"
             'exit "$__swe_rc"\n'
@@ -121,15 +122,16 @@ class Afterwards:
         command's: code under test that read the marker (it is in the command line) and printed a
         line of its own can only end the shell after it by a signal, and a status of a signal (128
         and over, or a negative one where a provider reports signals so) never carries it. Output
-        printed before the real line is the script's."""
+        printed before the real line is the script's. The line also carries the size of what
+        follows it, so output cut short on its way is not taken."""
         at = output.rfind(f"\n{self.marker} ")
         if at < 0:
             return output, None
         status, _, rest = output[at + len(self.marker) + 2 :].partition("\n")
-        fit, _, code = status.partition(" ")
+        fit, code, size = [*status.split(" "), "", ""][:3]
         if exit_code is None or code != str(exit_code) or fit not in ("ok", "big"):
             return output, None
-        if fit != "ok" or not 0 <= exit_code < 128:
+        if fit != "ok" or not 0 <= exit_code < 128 or size != str(len(rest.encode())):
             return output[:at], None
         return output[:at], rest
 
