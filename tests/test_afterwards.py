@@ -51,15 +51,15 @@ def run(
     *,
     after: str = AFTER,
     limit: int = 1 << 16,
-    spool: Path | None = None,
     output_limit: int = 1 << 20,
     command: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> tuple[str, int | None, str | None, LocalSandbox]:
     sandbox = CappingSandbox(tmp_path)
-    task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(tmp_path))
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(tmp_path), eval_env=env or {})
     ctx = EvalContext(settings=benchmark_settings("swe-bench"), artifacts=tmp_path / "artifacts", timeout=60,
                       output_limit=output_limit)  # fmt: skip
-    afterwards = Afterwards(after, spool=str(spool or tmp_path / "afterwards.out"), limit=limit)
+    afterwards = Afterwards(after, limit=limit)
     path = str(tmp_path / "eval.sh")
     log, code, carried = run_script_then(task, sandbox, ctx, script, afterwards, path=path, command=command)
     assert (tmp_path / "artifacts" / "eval.log").read_text() == log
@@ -76,7 +76,6 @@ def test_the_checks_come_back_in_the_script_command_and_the_log_is_the_script_ou
     assert code == status
     assert carried == "after-a\nafter-b\n"
     assert len(sandbox.commands) == 1
-    assert not (tmp_path / "afterwards.out").exists()
 
 
 @pytest.mark.parametrize("command", ["exec /bin/bash {path}", "/bin/bash {path}; exit 4"])
@@ -103,9 +102,19 @@ def test_a_capped_log_keeps_the_checks_whole(tmp_path: Path) -> None:
     assert carried == "after-a\nafter-b\n" and code == 0
 
 
-def test_a_spool_that_cannot_be_written_leaves_the_checks_to_a_command_of_their_own(tmp_path: Path) -> None:
-    log, code, carried, _ = run(tmp_path, "echo ran\n", spool=tmp_path / "gone" / "afterwards.out")
+def test_no_file_for_the_output_leaves_the_checks_to_a_command_of_their_own(tmp_path: Path) -> None:
+    """``mktemp`` failing (an unwritable temporary directory here) is not a failed check."""
+    log, code, carried, _ = run(tmp_path, "echo ran\n", env={"TMPDIR": str(tmp_path / "gone")})
     assert (log, code, carried) == ("ran\n", 0, None)
+
+
+def test_the_output_file_is_new_and_removed(tmp_path: Path) -> None:
+    """A link laid where the output goes would let the tests choose it: the file is made after
+    they ended, under a name drawn then, and removed once read."""
+    _, _, carried, _ = run(tmp_path, "echo ran\n", after="echo $__swe_out; ls -l $__swe_out | cut -c1\n")
+    lines = (carried or "").splitlines()
+    assert lines[1] == "-" and lines[0].startswith("/tmp/")
+    assert not Path(lines[0]).exists()
 
 
 def test_a_status_of_a_signal_leaves_the_checks_to_a_command_of_their_own(tmp_path: Path) -> None:
@@ -150,19 +159,19 @@ def test_the_checks_run_after_the_script_has_ended(tmp_path: Path) -> None:
 
 
 def test_the_marker_differs_from_command_to_command() -> None:
-    markers = {Afterwards("true", spool="/tmp/x", limit=10).marker for _ in range(50)}
+    markers = {Afterwards("true", limit=10).marker for _ in range(50)}
     assert len(markers) == 50
 
 
 def test_the_wrapped_command_is_plain_posix_shell(tmp_path: Path) -> None:
     """Images without bash run commands with sh (dash here): the wrapping must parse there too."""
-    dash = subprocess.run(["sh", "-n", "-c", Afterwards(AFTER, spool="/tmp/x", limit=10).around("/bin/true")])
+    dash = subprocess.run(["sh", "-n", "-c", Afterwards(AFTER, limit=10).around("/bin/true")])
     assert dash.returncode == 0
 
 
 def test_output_cut_on_its_way_is_not_taken() -> None:
     """A provider that lost the end of the output in transit: the size on the line does not match."""
-    afterwards = Afterwards(AFTER, spool="/tmp/x", limit=1 << 16)
+    afterwards = Afterwards(AFTER, limit=1 << 16)
     after = "after-a\nafter-b\n"
     line = "\n" + afterwards.marker + " ok 0 " + str(len(after)) + "\n"
     assert afterwards.parted("log" + line + after, 0) == ("log", after)

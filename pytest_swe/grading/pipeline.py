@@ -367,7 +367,7 @@ def _afterwards(ctx: EvalContext, plan: probe.Plan | None) -> tuple[Afterwards, 
     marker = f"pytest-swe-after-run-{secrets.token_hex(16)}"
     limit = min(AFTERWARDS_LIMIT, max(ctx.output_limit // 4, 1))
     command = _after_run_command(tree, plan, marker)
-    return Afterwards(command, spool=f"{tree.dir}/afterwards.out", limit=limit), marker
+    return Afterwards(command, limit=limit), marker
 
 
 def _after_run_command(tree: WorkTree, plan: probe.Plan | None, marker: str) -> str:

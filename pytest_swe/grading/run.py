@@ -5,7 +5,6 @@ infrastructure errors, never scored as model failures."""
 from __future__ import annotations
 
 import secrets
-import shlex
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -86,32 +85,34 @@ class Afterwards:
     """A command to run once the eval script ended, in the script's own command: one round trip to
     the sandbox fewer than a command of its own.
 
-    Its output is written to ``spool`` first and carried back only when it fits in ``limit`` bytes,
-    so it always lands in the part of a capped output that is kept (the end); otherwise, or when
-    the script's command did not end normally, the caller runs it on its own as before."""
+    Its output goes to a new file first (``mktemp``: a name no code under test could have laid a
+    link at) and is carried back only when it fits in ``limit`` bytes, so it always lands in the
+    part of a capped output that is kept (the end); otherwise, or when the script's command did
+    not end normally, the caller runs it on its own as before."""
 
     command: str
-    spool: str
     limit: int
     marker: str = field(default_factory=lambda: f"pytest-swe-afterwards-{secrets.token_hex(16)}")
 
     def around(self, run: str) -> str:
         """``run``, then this command. ``run`` goes in a subshell, so an ``exit`` or ``exec`` in it
         ends the subshell, not what follows; it keeps the command's error output, while the shell's
-        own messages (a subshell killed by a signal, a spool it could not write) go nowhere, so
-        the log is ``run``'s output alone."""
-        spool = shlex.quote(self.spool)
+        own messages (a subshell killed by a signal, a file it could not make) go nowhere, so the
+        log is ``run``'s output alone."""
         return (
             "exec 9>&2 2>/dev/null\n"
             f"( exec 9>&-\n{run}\n) 2>&9\n"
             "__swe_rc=$?\n"
             "exec 9>&-\n"
-            f"( {self.command}\n) > {spool} 2>&1 < /dev/null\n"
-            f"__swe_n=$(wc -c < {spool}) || __swe_n=-1\n"
+            "__swe_n=-1\n"
+            "if __swe_out=$(mktemp); then\n"
+            f'  ( {self.command}\n) > "$__swe_out" 2>&1 < /dev/null\n'
+            '  __swe_n=$(wc -c < "$__swe_out") || __swe_n=-1\n'
+            "fi\n"
             f'if [ "$__swe_n" -ge 0 ] && [ "$__swe_n" -le {self.limit} ]; then __swe_fit=ok; else __swe_fit=big; fi\n'
             f'printf "\\n{self.marker} %s %d %d\\n" "$__swe_fit" "$__swe_rc" "$__swe_n"\n'
-            f'if [ "$__swe_fit" = ok ]; then cat {spool}; fi\n'
-            f"rm -f {spool}\n"
+            'if [ "$__swe_fit" = ok ]; then cat "$__swe_out"; fi\n'
+            'if [ -n "${__swe_out:-}" ]; then rm -f "$__swe_out"; fi\n'
             'exit "$__swe_rc"\n'
         )
 
