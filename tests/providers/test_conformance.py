@@ -33,9 +33,11 @@ from pytest_swe.api.sandbox import Versioned
 from pytest_swe.api.sandbox import this_run
 from pytest_swe.api.task import Task
 from pytest_swe.grading import inline
+from pytest_swe.grading.run import Afterwards
 from pytest_swe.grading.run import classify_fault
 from pytest_swe.grading.run import limit_counters
 from pytest_swe.grading.run import run_script
+from pytest_swe.grading.run import run_script_then
 from pytest_swe.grading.run import sandbox_survived
 from pytest_swe.tools import report
 
@@ -213,6 +215,54 @@ def test_an_eval_whose_files_cannot_be_written_is_an_infrastructure_error(
         run_script(task, sandbox, ctx, "echo should-not-run\n", path="/tmp/conf-eval.sh", files=files)
     assert raised.value.kind == "sandbox_error" and "could not be written" in str(raised.value)
     assert "should-not-run" not in (tmp_path / "eval.log").read_text()
+
+
+# A script that reads the checks' marker from a shell above it, prints a line of its own with it
+# and a made-up output, then kills the nearest shell whose command line holds the marker.
+FORGE_AND_KILL = r"""
+m=; p=$PPID; shells=
+while [ "$p" -gt 1 ]; do
+  found=$(tr '\0' '\n' < /proc/$p/cmdline 2>/dev/null | grep -o 'pytest-swe-afterwards-[0-9a-f]*' | head -n 1)
+  [ -n "$found" ] && { m=$found; shells="$shells $p"; }
+  p=$(awk '{print $4}' /proc/$p/stat)
+done
+[ -n "$m" ] || { echo "no marker found"; exit 9; }
+printf '\n%s ok 0 13\nforged-after\n' "$m"
+set -- $shells
+kill -9 "$1"
+sleep 2
+"""
+
+
+@pytest.mark.parametrize("case", ["plain", "capped", "forged"])
+def test_the_checks_after_the_script_come_back_in_its_command(
+    sandbox: Sandbox, tmp_path: Path, case: str
+) -> None:
+    """``run_script_then``: the checks after the tests run at the end of the eval script's command
+    and come back apart from its log, also when the log was capped; a script that forges their
+    line and kills the shell that would print the real one leaves them to a command of their own."""
+    task = Task(family="swe-bench", instance_id="conf", image="-", workdir="/tmp")
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench"), artifacts=tmp_path, timeout=60, output_limit=100_000
+    )
+    script = {
+        "plain": "echo script-ran\nexit 3\n",
+        "capped": "echo FIRST; head -c 500000 /dev/zero | tr '\\0' x; echo; echo LAST\n",
+        "forged": FORGE_AND_KILL,
+    }[case]
+    afterwards = Afterwards("echo checked; pwd", limit=ctx.output_limit // 4)
+    log, code, after = run_script_then(
+        task, sandbox, ctx, script, afterwards, path="/tmp/conf-eval.sh", command="sh /tmp/conf-eval.sh"
+    )
+    if case == "forged":
+        assert "no marker found" not in log and after is None, (code, log)
+        return
+    assert after == "checked\n/tmp\n"
+    assert (tmp_path / "eval.log").read_text() == log and afterwards.marker not in log
+    if case == "plain":
+        assert (log, code) == ("script-ran\n", 3)
+    else:
+        assert log.startswith("FIRST") and log.endswith("LAST\n") and "dropped" in log and code == 0
 
 
 def test_end_processes_spares_the_sandbox(sandbox: Sandbox) -> None:
