@@ -332,6 +332,18 @@ def test_after_the_tests_one_command_reads_the_git_check_and_the_probe() -> None
     problems, results = pipeline._read_after_run(cut, tree, plan, 30)  # type: ignore[arg-type]
     assert problems == ["the check of .git after the tests printed more than can be read"]
     assert results.pre == {}
+    # Carried back by the eval script's own command: the same reading, and no command of its own.
+    carried = Printing("")
+    marker = "pytest-swe-after-run-" + "0" * 32
+    problems, results = pipeline._read_after_run(
+        carried,  # type: ignore[arg-type]
+        tree,
+        plan,
+        30,
+        (marker, f"head def\n{marker}\n{collected}"),
+    )
+    assert problems and "HEAD moved" in problems[0] and results.pre == {"canaries": {}}
+    assert carried.commands == []
 
 
 class CountingLocalSandbox(LocalSandbox):
