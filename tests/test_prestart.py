@@ -102,8 +102,9 @@ def exec_(self, command, **kw):
     try:
         return _exec(self, command, **kw)
     finally:
-        # The eval script runs last in its command (after the lines that write its files, if any).
-        what = "eval" if command.endswith("/bin/bash /eval.sh") else "apply" if "patch.diff" in command else "other"
+        # The eval command runs the eval script (after the lines that write its files, if any, and
+        # before the checks after the tests).
+        what = "eval" if "/bin/bash /eval.sh" in command else "apply" if "patch.diff" in command else "other"
         _log(what, self.spec.image, start)
 
 DockerProvider.create, DockerSandbox.exec = create, exec_
