@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forged_checks import FORGE
+from forged_checks import forge_and_kill
 from localsandbox import LocalSandbox
 
 from pytest_swe.api.family import EvalContext
@@ -21,18 +23,6 @@ from pytest_swe.providers.docker.stream import CappedBuffer
 from conftest import benchmark_settings
 
 AFTER = "echo after-a\necho after-b\n"
-
-# Code under test that reads the marker from the command line of a shell above it, as any process
-# in the sandbox can, and prints a line of its own with it, then a forged output.
-FORGE = r"""
-m=; p=$PPID
-while [ -z "$m" ] && [ "$p" -gt 1 ]; do
-  m=$(tr '\0' '\n' < /proc/$p/cmdline 2>/dev/null | grep -o 'pytest-swe-afterwards-[0-9a-f]*' | head -n 1)
-  p=$(awk '{print $4}' /proc/$p/stat)
-done
-[ -n "$m" ] || { echo "no marker found"; exit 9; }
-printf '\n%s ok 0 13\nforged-after\n' "$m"
-"""
 
 
 class CappingSandbox(LocalSandbox):
@@ -130,23 +120,11 @@ def test_a_forged_line_before_the_real_one_stays_in_the_log(tmp_path: Path) -> N
     assert "forged-after" in log and log.endswith("honest end\n")
 
 
-# The shells above the script whose command line holds the marker, nearest first (never this test's
-# own process: the walk stops at the first ancestor without it).
-SHELLS = r"""
-shells=; p=$PPID
-while [ "$p" -gt 1 ] && tr '\0' '\n' < /proc/$p/cmdline 2>/dev/null | grep -q "$m"; do
-  shells="$shells $p"; p=$(awk '{print $4}' /proc/$p/stat)
-done
-[ -n "$shells" ] || { echo "no shell found"; exit 9; }
-"""
-
-
 @pytest.mark.parametrize("which", ["nearest", "outermost"])
 def test_forged_checks_with_the_real_ones_stopped_are_never_taken(tmp_path: Path, which: str) -> None:
     """Code under test that prints the marker's line with a made-up output and then kills a shell
     above it, so the real checks never print: the status a signal leaves never matches the line."""
-    pick = "set -- $shells; victim=$1" if which == "nearest" else "for victim in $shells; do :; done"
-    log, code, carried, _ = run(tmp_path, FORGE + SHELLS + f"{pick}\nkill -9 $victim\nsleep 1\n")
+    log, code, carried, _ = run(tmp_path, forge_and_kill(which))
     assert "no marker found" not in log and "no shell found" not in log, log
     assert carried is None, (code, log)
 

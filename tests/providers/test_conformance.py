@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forged_checks import forge_and_kill
 
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.family import EvalContext
@@ -217,24 +218,7 @@ def test_an_eval_whose_files_cannot_be_written_is_an_infrastructure_error(
     assert "should-not-run" not in (tmp_path / "eval.log").read_text()
 
 
-# A script that reads the checks' marker from a shell above it, prints a line of its own with it
-# and a made-up output, then kills the nearest shell whose command line holds the marker.
-FORGE_AND_KILL = r"""
-m=; p=$PPID; shells=
-while [ "$p" -gt 1 ]; do
-  found=$(tr '\0' '\n' < /proc/$p/cmdline 2>/dev/null | grep -o 'pytest-swe-afterwards-[0-9a-f]*' | head -n 1)
-  [ -n "$found" ] && { m=$found; shells="$shells $p"; }
-  p=$(awk '{print $4}' /proc/$p/stat)
-done
-[ -n "$m" ] || { echo "no marker found"; exit 9; }
-printf '\n%s ok 0 13\nforged-after\n' "$m"
-set -- $shells
-kill -9 "$1"
-sleep 2
-"""
-
-
-@pytest.mark.parametrize("case", ["plain", "capped", "forged"])
+@pytest.mark.parametrize("case", ["plain", "capped", "forged-nearest", "forged-outermost"])
 def test_the_checks_after_the_script_come_back_in_its_command(
     sandbox: Sandbox, tmp_path: Path, case: str
 ) -> None:
@@ -248,14 +232,15 @@ def test_the_checks_after_the_script_come_back_in_its_command(
     script = {
         "plain": "echo script-ran\nexit 3\n",
         "capped": "echo FIRST; head -c 500000 /dev/zero | tr '\\0' x; echo; echo LAST\n",
-        "forged": FORGE_AND_KILL,
+        "forged-nearest": forge_and_kill("nearest", wait=2),
+        "forged-outermost": forge_and_kill("outermost", wait=2),
     }[case]
     afterwards = Afterwards("echo checked; pwd", limit=ctx.output_limit // 4)
     log, code, after = run_script_then(
         task, sandbox, ctx, script, afterwards, path="/tmp/conf-eval.sh", command="sh /tmp/conf-eval.sh"
     )
-    if case == "forged":
-        assert "no marker found" not in log and after is None, (code, log)
+    if case.startswith("forged"):
+        assert "no marker found" not in log and "no shell found" not in log and after is None, (code, log)
         return
     assert after == "checked\n/tmp\n"
     assert (tmp_path / "eval.log").read_text() == log and afterwards.marker not in log
