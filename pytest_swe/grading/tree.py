@@ -70,19 +70,29 @@ bundle() {  # bundle OUT PART...: a "<bytes> <part>" line per part, "--", the pa
 }
 """.replace("@PRINT_BUNDLE@", PRINT_BUNDLE)
 
+PAST_THE_STAMP = """\
+if by_change_time; then newer=-cnewer; else newer=-newer; fi
+n=0
+while rm -f "$d/tick" && : > "$d/tick" && [ -z "$(find "$d/tick" -maxdepth 0 "$newer" "$d/stamp" 2>/dev/null)" ] && [ $n -lt 5 ]; do
+  sleep 0.01; n=$((n + 1))
+done"""
+"""Shell that returns once the clock the file system stamps files with has moved past the stamp
+(a file made now is newer than it), so nothing the patch writes can share the stamp's time and be
+missed. The record's own work usually takes longer than a tick, and then nothing is waited for."""
+
 _BEFORE = """\
 cd {workdir} || exit 3
 d={dir}
 rm -rf "$d" && mkdir -p "$d" && chmod 700 "$d" || exit 4
 {functions}
+: > "$d/stamp"
 gitmeta > "$d/gitmeta.before"
 gitstate > "$d/gitstate" 2>/dev/null
 g rev-parse -q --verify HEAD > "$d/head" 2>/dev/null
 g diff --name-only -z --no-renames HEAD > "$d/dirty" 2>/dev/null
 for r in {roots}; do [ -d "$r" ] && (cd "$r" && ls -A | sed "s|^|$r/|"); done > "$d/roots" 2>/dev/null
 for s in {sites}; do [ -d "$s" ] && ls -A "$s"; done 2>/dev/null | sort -u > "$d/installed"
-: > "$d/stamp"
-sleep 0.01
+{past_the_stamp}
 by_change_time || find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/future" 2>/dev/null
 bundle "$d/before" head dirty future gitmeta.before gitstate roots installed
 exit 0
@@ -211,6 +221,7 @@ class WorkTree:
             functions=GIT_FUNCTIONS,
             roots=roots,
             sites=" ".join(SITE_DIR_GLOBS),
+            past_the_stamp=PAST_THE_STAMP,
         )
 
     def _changes_script(self) -> str:

@@ -29,6 +29,8 @@ from pytest_swe.grading import start_verdict
 from pytest_swe.grading.pipeline import Integrity
 from pytest_swe.grading.probe import PROBE_ROOT
 from pytest_swe.grading.probe import Plan
+from pytest_swe.grading.tree import GIT_FUNCTIONS
+from pytest_swe.grading.tree import PAST_THE_STAMP
 from pytest_swe.grading.tree import WorkTree
 from pytest_swe.providers.docker.stream import CappedBuffer
 
@@ -230,6 +232,22 @@ def finder(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.M
     (shim / "find").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
     return "busybox"
+
+
+def test_a_file_made_once_the_record_has_waited_is_newer_than_its_stamp(tmp_path: Path, finder: str) -> None:
+    """The record waits for the clock only until a new file is newer than its stamp: a file the
+    patch writes right after is then seen by either ``find``, however little the record took."""
+    rounds = 40
+    script = (
+        GIT_FUNCTIONS
+        + f"d={tmp_path}\nmissed=0\nfor i in $(seq {rounds}); do\n"
+        + 'rm -f "$d/stamp" "$d/f"; : > "$d/stamp"\n'
+        + PAST_THE_STAMP
+        + '\n: > "$d/f"\n[ -n "$(find "$d/f" -maxdepth 0 $newer "$d/stamp")" ] || missed=$((missed + 1))\n'
+        + "done\necho $newer missed=$missed\n"
+    )
+    out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["-cnewer" if finder == "gnu" else "-newer", "missed=0"]
 
 
 def test_what_the_image_had_before_is_not_the_patch(repo: Path, finder: str) -> None:
