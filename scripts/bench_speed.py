@@ -19,8 +19,10 @@ On the same rows and images (default: the demo rows and the classic local rows),
 Printed: wall time, per-phase time per item (create, apply, eval, teardown), the harness overhead
 per item outside the eval script (``wall x workers / items`` minus the floor's mean eval-script
 time) and the ratios pytest-swe/floor, pytest-swe/official and overhead/``docker run true``, and
-beside them the same ratios with pytest's own start-up taken out of pytest-swe's wall time.
-A machine shared with other work is noisy: read the ratios, measured side by side.
+beside them the same ratios with pytest's own start-up taken out of pytest-swe's wall time; and
+the CPU seconds each run took per item, of the whole machine and of Docker's containers (from
+their parent cgroup): a run whose CPU per item times the items, over the cores, is its wall time is
+bound by CPU, and only less work, not less waiting, makes it faster. A machine shared with other work is noisy: read the ratios, measured side by side.
 
 Usage: python scripts/bench_speed.py [BENCHMARK.yaml ...] [--workers 1,2] [--no-official]
        [--no-policy-run] [--keep DIR] [--json FILE]
@@ -97,10 +99,46 @@ class Harness:
     items: dict[str, dict[str, float]] = field(default_factory=dict)
     resolved: int = 0
     problems: list[str] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)
+    """CPU seconds the run took: ``machine`` (every process), ``containers`` (the engine's containers)."""
 
     def phase_mean(self, phase: str) -> float | None:
         values = [item[phase] for item in self.items.values() if phase in item]
         return statistics.mean(values) if values else None
+
+
+CONTAINER_CPU_FILES = (
+    ("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage", 1e-9),  # cgroup v1, cgroupfs driver: ns
+    ("/sys/fs/cgroup/docker/cpu.stat", 1e-6),  # cgroup v2, cgroupfs driver: usage_usec
+)
+"""Where Docker's containers' CPU time adds up (their parent cgroup keeps what removed ones used)."""
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds used so far: by the whole machine (``/proc/stat``, idle and I/O wait left out),
+    and by Docker's containers where their parent cgroup is found."""
+    seconds: dict[str, float] = {}
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+        seconds["machine"] = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        pass
+    for path, unit in CONTAINER_CPU_FILES:
+        try:
+            text = Path(path).read_text()
+        except OSError:
+            continue
+        if text.startswith("usage_usec"):
+            text = text.split()[1]
+        seconds["containers"] = int(text.split()[0]) * unit
+        break
+    return seconds
+
+
+def cpu_since(before: dict[str, float]) -> dict[str, float]:
+    now = cpu_seconds()
+    return {key: now[key] - before[key] for key in before if key in now}
 
 
 def load_rows(benchmarks: list[str]) -> list[Row]:
@@ -158,8 +196,8 @@ def docker_true(rows: list[Row], repeat: int = 3) -> float:
 def docker_exec_true(rows: list[Row], repeat: int = 5) -> float:
     """Mean over the rows' images of the median ``docker exec CONTAINER true`` in a running
     container: the fixed cost of every command a harness runs in a sandbox it keeps (pytest-swe's
-    strict policy runs three per item: the apply with the tree's record, the eval script, the
-    read-back), beside ``docker run --rm IMAGE true``, the cost of a container."""
+    policies run two per item: the apply with the tree's record, and the eval script with the
+    checks after the tests), beside ``docker run --rm IMAGE true``, the cost of a container."""
     medians = []
     for image in dict.fromkeys(row.image for row in rows):
         started = subprocess.run(
@@ -204,6 +242,7 @@ def run_floor(rows: list[Row], at_once: int = 1) -> Harness:
     """Each row once, ``at_once`` at a time (one after the other by default): ``item`` is the
     docker run, ``eval`` the eval script in it."""
     floor = Harness("floor", at_once)
+    cpu = cpu_seconds()
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=at_once) as pool:
         for row, (item, script_seconds, problems) in zip(rows, pool.map(_floor_row, rows), strict=True):
@@ -211,6 +250,7 @@ def run_floor(rows: list[Row], at_once: int = 1) -> Harness:
             if script_seconds is not None:
                 floor.items[row.instance_id] = {"item": item, "eval": script_seconds}
     floor.wall = time.monotonic() - start
+    floor.cpu = cpu_since(cpu)
     floor.resolved = len(floor.items) - len({p.split(":")[0] for p in floor.problems})
     return floor
 
@@ -224,6 +264,7 @@ def mean_floor(before: Harness, after: Harness) -> Harness:
         if instance in after.items:
             mean.items[instance] = {k: (v + after.items[instance][k]) / 2 for k, v in item.items()}
     mean.resolved = min(before.resolved, after.resolved)
+    mean.cpu = {k: (v + after.cpu[k]) / 2 for k, v in before.cpu.items() if k in after.cpu}
     return mean
 
 
@@ -280,9 +321,11 @@ def run_official(rows: list[Row], workers: int, work: Path, python: Path) -> Har
         "--dataset_name", str(dataset), "--predictions_path", "gold", "--max_workers", str(workers),
         "--run_id", run_id, "--timeout", str(EVAL_TIMEOUT), "--report_dir", str(work),
     ]  # fmt: skip
+    cpu = cpu_seconds()
     start = time.monotonic()
     out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=False)
     harness.wall = time.monotonic() - start
+    harness.cpu = cpu_since(cpu)
     if out.returncode != 0:
         harness.problems.append(f"exit {out.returncode}: {out.stderr[-1000:]}")
     for row in rows:
@@ -320,9 +363,11 @@ def run_pytest_swe(
         *PYTEST, *benchmarks, "-n", str(workers), "--swe-agent", "gold",
         f"--junitxml={junit}", f"--swe-run-dir={work / 'run'}", "-p", "no:cacheprovider", "-q", *extra,
     ]  # fmt: skip
+    cpu = cpu_seconds()
     start = time.monotonic()
     out = subprocess.run(command, cwd=REPO, env=pytest_env(), capture_output=True, text=True, check=False)
     harness.wall = time.monotonic() - start
+    harness.cpu = cpu_since(cpu)
     if out.returncode != 0:
         harness.problems.append(f"exit {out.returncode}: {out.stdout[-1500:]}")
     if not junit.exists():
@@ -346,6 +391,14 @@ def run_pytest_swe(
         if props.get("resolved") == "true":
             harness.resolved += 1
     return harness
+
+
+def cpu_text(cpu: dict[str, float], items: int) -> str:
+    """CPU seconds per item: the whole machine's, and in brackets the containers' share."""
+    if "machine" not in cpu:
+        return "-"
+    text = f"{cpu['machine'] / items:.2f} s"
+    return text + (f" ({cpu['containers'] / items:.2f} s in containers)" if "containers" in cpu else "")
 
 
 def fmt(value: float | None, unit: str = "s") -> str:
@@ -381,6 +434,8 @@ def report(
         f"floor, one row after the other: {floor.wall:.2f} s in all; per row {floor_item:.2f} s "
         f"(eval script {floor_eval:.2f} s, the rest {floor_item - floor_eval:.2f} s)"
     )
+    if floor.cpu:
+        print("floor CPU per row: " + cpu_text(floor.cpu, items))
     for problem in floor.problems:
         print(f"  floor problem: {problem}")
     for n, seconds in sorted(parallel.items()):
@@ -392,13 +447,19 @@ def report(
             f"pytest alone, -n {n} (one empty test, the same plugins): {seconds:.2f} s; "
             f"1.2 x the floor leaves {1.2 * floor.wall / n - seconds:.2f} s for {items} items"
         )
-    header = ["harness", "workers", "wall", "floor wall", "resolved", *PHASES, "overhead/item"]
+    header = ["harness", "workers", "wall", "floor wall", "resolved", *PHASES, "overhead/item", "CPU/item"]
     table = [header]
     summary: dict[str, Any] = {
         "items": items,
         "docker_run_true": {"before": true_before, "after": true_after, "mean": true},
         "docker_exec_true": exec_true,
-        "floor": {"sum": floor.wall, "per_item": floor_item, "eval_script": floor_eval, "items": floor.items},
+        "floor": {
+            "sum": floor.wall,
+            "per_item": floor_item,
+            "eval_script": floor_eval,
+            "cpu": floor.cpu,
+            "items": floor.items,
+        },
         "pytest_startup": startup,
         "floor_at_once": parallel,
         "runs": [],
@@ -414,6 +475,7 @@ def report(
                 f"{run.resolved}/{items}",
                 *(fmt(run.phase_mean(p)) for p in PHASES),
                 fmt(overhead(run, items, floor_eval)),
+                cpu_text(run.cpu, items),
             ]
         )
         summary["runs"].append(
@@ -424,6 +486,7 @@ def report(
                 "resolved": run.resolved,
                 "phases": {p: run.phase_mean(p) for p in PHASES},
                 "overhead_per_item": overhead(run, items, floor_eval),
+                "cpu": run.cpu,
                 "items": run.items,
                 "problems": run.problems,
             }
@@ -433,7 +496,8 @@ def report(
     for line in table:
         print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)))
     print(
-        "\n(phases: mean seconds per item; overhead/item: wall x workers / items - the floor's eval script)"
+        "\n(phases: mean seconds per item; overhead/item: wall x workers / items - the floor's eval script;"
+        "\n CPU/item: CPU seconds of the whole machine per item, and of that in the containers)"
     )
     for run in runs:
         if run.problems:
@@ -531,7 +595,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         if not args.no_official:
             print(f"official harness, --max_workers {n} ...", flush=True)
-            runs.append(run_official(rows, n, work / f"official-n{n}", args.official_python))
+            # Absolute, as the official harness runs in a directory of its own (not resolved: a
+            # virtual environment's python is a link to the interpreter it was made from).
+            official_python = args.official_python.absolute()
+            runs.append(run_official(rows, n, work / f"official-n{n}", official_python))
             time.sleep(SETTLE_SECONDS)
     true_after = docker_true(rows)
     exec_true = docker_exec_true(rows)
