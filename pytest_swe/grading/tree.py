@@ -78,7 +78,9 @@ while rm -f "$d/tick" && : > "$d/tick" && [ -z "$(find "$d/tick" -maxdepth 0 "$n
 done"""
 """Shell that returns once the clock the file system stamps files with has moved past the stamp
 (a file made now is newer than it), so nothing the patch writes can share the stamp's time and be
-missed. The record's own work usually takes longer than a tick, and then nothing is waited for."""
+missed. The record's own work usually takes longer than a tick, and then nothing is waited for.
+It leaves in ``newer`` the ``find`` test the tree is asked with (``-cnewer``, or ``-newer``
+where ``find`` has none)."""
 
 _BEFORE = """\
 cd {workdir} || exit 3
@@ -93,7 +95,7 @@ g diff --name-only -z --no-renames HEAD > "$d/dirty" 2>/dev/null
 for r in {roots}; do [ -d "$r" ] && (cd "$r" && ls -A | sed "s|^|$r/|"); done > "$d/roots" 2>/dev/null
 for s in {sites}; do [ -d "$s" ] && ls -A "$s"; done 2>/dev/null | sort -u > "$d/installed"
 {past_the_stamp}
-by_change_time || find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/future" 2>/dev/null
+[ "$newer" = -cnewer ] || find . -path ./.git -prune -o ! -type d -newer "$d/stamp" -print0 > "$d/future" 2>/dev/null
 bundle "$d/before" head dirty future gitmeta.before gitstate roots installed
 exit 0
 """
