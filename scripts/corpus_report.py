@@ -99,6 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     for policy in policies:
         corpus = (attacks if args.corpus != "honest" else []) + (honest if args.corpus != "attacks" else [])
         run = replay(out / policy, f"corpus-{policy}", corpus, policy=policy, workers=args.workers)
+        if run.exit_code not in (0, 1):
+            # A run-wide fault (an image not built, a bad option) stops every row: said once, with
+            # pytest's own words, in place of a "missing" line per row.
+            print(
+                f"{policy}: pytest exited {run.exit_code}, no row graded:\n{run.output[-3000:]}",
+                file=sys.stderr,
+            )
+            return 2
         ids = {e.row_id for e in attacks}
         attack_part = [r for r in run.results if r.entry.row_id in ids]
         honest_part = [r for r in run.results if r.entry.row_id not in ids]
