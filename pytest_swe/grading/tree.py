@@ -47,7 +47,9 @@ one (``_distutils_hack``, which a ``.pth`` line imports at every start; ``attr``
 imports) is taken out before anything imports it."""
 
 GIT_FUNCTIONS = r"""
-by_change_time() { find "$d/stamp" -maxdepth 0 -cnewer "$d/stamp" >/dev/null 2>&1; }
+choose_newer() {  # newer=-cnewer (change time), or -newer where find has no -cnewer (BusyBox)
+  if find "$d/stamp" -maxdepth 0 -cnewer "$d/stamp" >/dev/null 2>&1; then newer=-cnewer; else newer=-newer; fi
+}
 g() { git -c core.fsmonitor= -c core.hooksPath=/dev/null "$@"; }
 gitmeta() {
   if [ -f .git ]; then echo GITFILE; sha256sum .git; return; fi
@@ -71,7 +73,7 @@ bundle() {  # bundle OUT PART...: a "<bytes> <part>" line per part, "--", the pa
 """.replace("@PRINT_BUNDLE@", PRINT_BUNDLE)
 
 PAST_THE_STAMP = """\
-if by_change_time; then newer=-cnewer; else newer=-newer; fi
+choose_newer
 n=0
 while rm -f "$d/tick" && : > "$d/tick" && [ -z "$(find "$d/tick" -maxdepth 0 "$newer" "$d/stamp" 2>/dev/null)" ] && [ $n -lt 5 ]; do
   sleep 0.01; n=$((n + 1))
@@ -106,7 +108,7 @@ d={dir}
 {functions}
 gitmeta > "$d/gitmeta.after"
 g diff --name-status -z --no-renames HEAD > "$d/tracked" 2>/dev/null
-if by_change_time; then newer=-cnewer; else newer=-newer; fi
+choose_newer
 find . -path ./.git -prune -o ! -type d "$newer" "$d/stamp" -print0 > "$d/new" 2>/dev/null
 GIT_LITERAL_PATHSPECS=1 xargs -0 -r git -c core.fsmonitor= ls-files -z --others -- < "$d/new" > "$d/untracked" 2>/dev/null
 bundle "$d/after" tracked new untracked gitmeta.after
