@@ -21,8 +21,9 @@ per item outside the eval script (``wall x workers / items`` minus the floor's m
 time) and the ratios pytest-swe/floor, pytest-swe/official and overhead/``docker run true``, and
 beside them the same ratios with pytest's own start-up taken out of pytest-swe's wall time; and
 the CPU seconds each run took per item, of the whole machine and of Docker's containers (from
-their parent cgroup): a run whose CPU per item times the items, over the cores, is its wall time is
-bound by CPU, and only less work, not less waiting, makes it faster. A machine shared with other work is noisy: read the ratios, measured side by side.
+their parent cgroup): a run whose CPU per item times the items, over the cores, is its wall time
+is bound by CPU, and only less work, not less waiting, makes it faster. A machine shared with
+other work is noisy: read the ratios, measured side by side.
 
 Usage: python scripts/bench_speed.py [BENCHMARK.yaml ...] [--workers 1,2] [--no-official]
        [--no-policy-run] [--keep DIR] [--json FILE]
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import base64
 import concurrent.futures
+import contextlib
 import json
 import os
 import re
@@ -43,6 +45,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
@@ -136,9 +139,15 @@ def cpu_seconds() -> dict[str, float]:
     return seconds
 
 
-def cpu_since(before: dict[str, float]) -> dict[str, float]:
+@contextlib.contextmanager
+def measured(harness: Harness) -> Iterator[None]:
+    """Sets the harness's wall time and CPU seconds to what the block took."""
+    before = cpu_seconds()
+    start = time.monotonic()
+    yield
+    harness.wall = time.monotonic() - start
     now = cpu_seconds()
-    return {key: now[key] - before[key] for key in before if key in now}
+    harness.cpu = {key: now[key] - before[key] for key in before if key in now}
 
 
 def load_rows(benchmarks: list[str]) -> list[Row]:
@@ -242,15 +251,11 @@ def run_floor(rows: list[Row], at_once: int = 1) -> Harness:
     """Each row once, ``at_once`` at a time (one after the other by default): ``item`` is the
     docker run, ``eval`` the eval script in it."""
     floor = Harness("floor", at_once)
-    cpu = cpu_seconds()
-    start = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=at_once) as pool:
+    with measured(floor), concurrent.futures.ThreadPoolExecutor(max_workers=at_once) as pool:
         for row, (item, script_seconds, problems) in zip(rows, pool.map(_floor_row, rows), strict=True):
             floor.problems += problems
             if script_seconds is not None:
                 floor.items[row.instance_id] = {"item": item, "eval": script_seconds}
-    floor.wall = time.monotonic() - start
-    floor.cpu = cpu_since(cpu)
     floor.resolved = len(floor.items) - len({p.split(":")[0] for p in floor.problems})
     return floor
 
@@ -321,11 +326,8 @@ def run_official(rows: list[Row], workers: int, work: Path, python: Path) -> Har
         "--dataset_name", str(dataset), "--predictions_path", "gold", "--max_workers", str(workers),
         "--run_id", run_id, "--timeout", str(EVAL_TIMEOUT), "--report_dir", str(work),
     ]  # fmt: skip
-    cpu = cpu_seconds()
-    start = time.monotonic()
-    out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=False)
-    harness.wall = time.monotonic() - start
-    harness.cpu = cpu_since(cpu)
+    with measured(harness):
+        out = subprocess.run(command, cwd=work, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         harness.problems.append(f"exit {out.returncode}: {out.stderr[-1000:]}")
     for row in rows:
@@ -363,11 +365,8 @@ def run_pytest_swe(
         *PYTEST, *benchmarks, "-n", str(workers), "--swe-agent", "gold",
         f"--junitxml={junit}", f"--swe-run-dir={work / 'run'}", "-p", "no:cacheprovider", "-q", *extra,
     ]  # fmt: skip
-    cpu = cpu_seconds()
-    start = time.monotonic()
-    out = subprocess.run(command, cwd=REPO, env=pytest_env(), capture_output=True, text=True, check=False)
-    harness.wall = time.monotonic() - start
-    harness.cpu = cpu_since(cpu)
+    with measured(harness):
+        out = subprocess.run(command, cwd=REPO, env=pytest_env(), capture_output=True, text=True, check=False)
     if out.returncode != 0:
         harness.problems.append(f"exit {out.returncode}: {out.stdout[-1500:]}")
     if not junit.exists():
