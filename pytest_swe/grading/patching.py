@@ -105,26 +105,37 @@ def apply_patch(
     ``wrap``: what the apply script runs inside (the work tree's record and read-back around it,
     :meth:`~pytest_swe.grading.tree.WorkTree.around`), so all of it is one command; ``unwrap``
     takes what ``wrap`` added out of the output before it is read."""
-    script = apply_script(workdir, commands=commands)
     data = patch_bytes(patch)
     # Carried in the apply's command where it can be (one round trip to the sandbox fewer).
     upload = inline.writes({PATCH_PATH: (data, 0o644)}, inline.limit_of(sandbox), on_failure="exit 3")
     if upload is None:
         sandbox.write_file(PATCH_PATH, data)
     result = sandbox.exec(
-        (upload or "") + (wrap(script) if wrap else script),
+        (upload or "") + apply_command(workdir, commands, wrap),
         timeout=timeout,
         workdir=workdir,
         output_limit=WRAPPED_OUTPUT_LIMIT if wrap else None,
     )
     if result.timed_out:  # the harness's timer, not the patch: no verdict on a patch not yet applied
         raise InfraError("eval_timeout", f"applying the patch did not finish within {timeout:g}s")
-    log = unwrap(result.output) if unwrap else result.output
+    return read_apply(unwrap(result.output) if unwrap else result.output, result.exit_code)
+
+
+def apply_command(
+    workdir: str, commands: tuple[str, ...] = APPLY_COMMANDS, wrap: Callable[[str], str] | None = None
+) -> str:
+    """The apply's whole command (the patch already at :data:`PATCH_PATH`), inside ``wrap``."""
+    script = apply_script(workdir, commands=commands)
+    return wrap(script) if wrap else script
+
+
+def read_apply(log: str, exit_code: int | None) -> ApplyResult:
+    """The apply's outcome from its output (``wrap``'s part taken out) and exit status."""
     method = None
     for line in log.splitlines():
         if line.startswith(APPLIED_MARK):
             method = line[len(APPLIED_MARK) :].strip(" ()")
-    return ApplyResult(applied=result.exit_code == 0 and method is not None, method=method, log=log)
+    return ApplyResult(applied=exit_code == 0 and method is not None, method=method, log=log)
 
 
 def take_diff(sandbox: Sandbox, workdir: str, base_commit: str | None, *, timeout: float) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from pathlib import Path
 from typing import Any
 
 from pytest_swe.api.family import EvalContext
@@ -35,8 +36,11 @@ from pytest_swe.api.settings import EvalSettings
 from pytest_swe.api.task import Task
 from pytest_swe.api.verdict import Verdict
 from pytest_swe.grading.patching import APPLY_COMMANDS
+from pytest_swe.grading.patching import PATCH_PATH
 from pytest_swe.grading.patching import ApplyResult
+from pytest_swe.grading.patching import apply_command
 from pytest_swe.grading.patching import apply_patch
+from pytest_swe.grading.patching import read_apply
 
 from . import evidence as ev
 from . import probe
@@ -54,6 +58,7 @@ from .paths import Protection
 from .paths import new_importable_modules
 from .paths import why_neutralized
 from .run import Afterwards
+from .run import Opening
 from .run import run_script
 from .run import run_script_then
 from .spec import GRADED_LOG
@@ -223,6 +228,20 @@ def apply_model_patch(
         wrap=tree.around,
         unwrap=tree.take_around,
     )
+    return _take_apply(task, ctx, verdict, tree, applied, commands)
+
+
+def _take_apply(
+    task: Task,
+    ctx: EvalContext,
+    verdict: Verdict,
+    tree: WorkTree,
+    applied: ApplyResult,
+    commands: tuple[str, ...],
+) -> bool:
+    """The apply's outcome on the verdict, and what the patch changed read back from the tree
+    (:meth:`WorkTree.around` ran around the apply): ``.git`` changed, paths to neutralize."""
+    integrity = integrity_of(task, ctx)
     changed = tree.read_around()
     ctx.save("apply.log", applied.log)
     verdict.patch_applied = applied.applied
@@ -425,6 +444,7 @@ def patch_and_run(
     command: str | None = None,
     probe_spec: ProbeSpec | None = None,
     self_applying: bool = False,
+    applied_with_script: bool | None = None,
 ) -> EvalRun:
     """Stages 1-3: apply the patch (neutralizing what a fix cannot need), then run ``script``.
 
@@ -436,11 +456,16 @@ def patch_and_run(
     would leave the script nothing to apply, so the patch text is inspected before the run, the
     log checked after it, and the tree is not neutralized. The family writes the patch where its
     script reads it before calling this.
+
+    ``applied_with_script``: apply the patch in the eval script's own command, as its first step
+    (:func:`applies_with_script` decides when None).
     """
     verdict = start_verdict(patch, grader)
     run = EvalRun(verdict)
     if self_applying:
         return _run_self_applying(task, patch, sandbox, ctx, script, run, path)
+    if applied_with_script if applied_with_script is not None else applies_with_script(task, patch, ctx):
+        return _apply_and_run(task, patch, sandbox, ctx, script, run, commands, path, command, probe_spec)
     with ctx.timed("apply"):
         applied = apply_model_patch(task, patch, sandbox, ctx, verdict, commands=commands)
     if not applied:
@@ -453,7 +478,7 @@ def patch_and_run(
         return run
     instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
     afterwards = _afterwards(ctx, integrity.plan)
-    run.raw_log, run.exit_code, after = run_script_then(
+    run.raw_log, run.exit_code, after, _ = run_script_then(
         task,
         sandbox,
         ctx,
@@ -465,6 +490,75 @@ def patch_and_run(
     )
     run.ran = True
     carried = (afterwards[1], after) if afterwards is not None and after is not None else None
+    _check_run(task, sandbox, ctx, run, script, probe_spec, carried)
+    return run
+
+
+def applies_with_script(task: Task, patch: str, ctx: EvalContext) -> bool:
+    """Whether the patch can be applied in the eval script's own command, one round trip to the
+    sandbox fewer: when nothing the host decides between the apply and the script depends on what
+    the apply did. Not under ``strict``, which plans its probe from the paths the patch changed
+    and puts back those a fix cannot need; not for an empty patch; not when the patch names a
+    file whose pytest settings the host reads as the patch left them (:data:`SECTIONED_FILES`:
+    the script may change it before that read)."""
+    integrity = integrity_of(task, ctx)
+    return not integrity.strict and bool(patch.strip()) and not any(name in patch for name in SECTIONED_FILES)
+
+
+def _apply_and_run(
+    task: Task,
+    patch: str,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    script: str,
+    run: EvalRun,
+    commands: tuple[str, ...],
+    path: str,
+    command: str | None,
+    probe_spec: ProbeSpec | None,
+) -> EvalRun:
+    """The patch applied (inside the tree's record and read-back) as the first step of the eval
+    script's command, the script run only when it applied, and the check of ``.git`` after it,
+    in one command. The base commit for that check is kept in the shell's memory before the
+    script runs; the apply's output is read from the command's start, or from its file where the
+    output was cut. The apply's time is part of the script's (``time_script``)."""
+    verdict = run.verdict
+    integrity = integrity_of(task, ctx)
+    integrity.add(inspect(patch))
+    guard = min(ctx.timeout, GUARD_TIMEOUT)
+    token = secrets.token_hex(6)
+    tree = WorkTree(sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{token}", guard)
+    ctx.tree = tree
+    opening = Opening(
+        apply_command(task.workdir, commands, tree.around),
+        path=f"{probe.PROBE_ROOT}/a-{token}",
+        then=tree.keep_head("__swe_head"),
+    )
+    limit = min(AFTERWARDS_LIMIT, max(ctx.output_limit // 4, 1))
+    afterwards = Afterwards(f"( {tree.after_run_script(head='${__swe_head:-}')} )\nexit 0\n", limit=limit)
+    ran = run_script_then(
+        task,
+        sandbox,
+        ctx,
+        script,
+        afterwards,
+        path=path,
+        command=command,
+        files={PATCH_PATH: (patch_bytes(patch), 0o644)},
+        opening=opening,
+    )
+    opened = ran.opened
+    if opened is None:
+        opened = tree.sandbox.read_file(opening.path).decode("utf-8", errors="surrogateescape")
+    applied = read_apply(tree.take_around(opened), 0)
+    if not _take_apply(task, ctx, verdict, tree, applied, commands):
+        for name in (path.rsplit("/", 1)[-1], "eval.log"):  # nothing ran: as when applied on its own
+            saved = ctx.saved.pop(name, None)
+            if saved is not None:
+                Path(saved).unlink(missing_ok=True)
+        return run
+    run.raw_log, run.exit_code, run.ran = ran.log, ran.exit_code, True
+    carried = ("", ran.after) if ran.after is not None else None
     _check_run(task, sandbox, ctx, run, script, probe_spec, carried)
     return run
 

@@ -5,10 +5,12 @@ infrastructure errors, never scored as model failures."""
 from __future__ import annotations
 
 import secrets
+import shlex
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from typing import NamedTuple
 
 from pytest_swe.api.errors import InfraError
 from pytest_swe.api.family import EvalContext
@@ -137,6 +139,45 @@ class Afterwards:
         return output[:at], rest
 
 
+@dataclass(frozen=True)
+class Opening:
+    """A command run first in the eval script's own command (one round trip to the sandbox fewer
+    than a command of its own, e.g. the patch's apply); the script runs only when it exits 0.
+
+    Its output goes to ``path`` (a name the caller chose at random, in a directory no code under
+    test has run in yet), then opens the command's output, followed by a line with a marker and
+    its size: nothing the script runs has printed anything yet, so the first such line is its
+    own. ``then`` is shell run after it in the outer shell, before the script (values kept in the
+    shell's memory, out of the reach of the code the script runs). Where the output was capped,
+    or was not all UTF-8, the caller reads ``path`` instead."""
+
+    command: str
+    path: str
+    then: str = ""
+    marker: str = field(default_factory=lambda: f"pytest-swe-opening-{secrets.token_hex(16)}")
+
+    def before(self, run: str) -> str:
+        """This command, then ``run`` when it exited 0."""
+        return (
+            f"mkdir -p {shlex.quote(self.path.rsplit('/', 1)[0] or '/')} 2>/dev/null\n"
+            f"( {self.command}\n) > {shlex.quote(self.path)} 2>&1 < /dev/null\n"
+            "__swe_orc=$?\n"
+            f"cat {shlex.quote(self.path)} 2>/dev/null\n"
+            f'printf "\\n{self.marker} %s\\n" "$(wc -c < {shlex.quote(self.path)} | tr -d " ")"\n'
+            'if [ "$__swe_orc" != 0 ]; then exit 0; fi\n'
+            f"{self.then}\n{run}"
+        )
+
+    def parted(self, output: str, truncated: bool) -> tuple[str | None, str]:
+        """(this command's output, or None when it must be read from ``path``; the rest)."""
+        own, found, rest = output.partition(f"\n{self.marker} ")
+        if not found:
+            return None, output
+        size, _, rest = rest.partition("\n")
+        whole = not truncated and size == str(len(own.encode())) and "\ufffd" not in own
+        return (own if whole else None), rest
+
+
 def run_script(
     task: Task,
     sandbox: Sandbox,
@@ -155,10 +196,21 @@ def run_script(
     Raises InfraError ``eval_timeout``, ``oom``, ``pids_limit``, ``disk_full`` or
     ``sandbox_died``; the partial log is saved either way.
     """
-    log, exit_code, _ = run_script_then(
+    ran = run_script_then(
         task, sandbox, ctx, script, None, path=path, command=command, log_name=log_name, files=files
     )
-    return log, exit_code
+    return ran.log, ran.exit_code
+
+
+class ScriptRun(NamedTuple):
+    """What :func:`run_script_then` read back."""
+
+    log: str
+    exit_code: int | None
+    after: str | None
+    """The output of ``afterwards``; None when the caller must run it on its own."""
+    opened: str | None = None
+    """The output of ``opening``; None when the caller must read it from its file."""
 
 
 def run_script_then(
@@ -172,14 +224,16 @@ def run_script_then(
     command: str | None = None,
     log_name: str = "eval.log",
     files: Mapping[str, tuple[bytes, int]] | None = None,
-) -> tuple[str, int | None, str | None]:
-    """:func:`run_script`, then ``afterwards`` in the same command: (log, exit code, the output of
-    ``afterwards``, None when the caller must run it on its own)."""
+    opening: Opening | None = None,
+) -> ScriptRun:
+    """:func:`run_script`, after ``opening`` and then ``afterwards`` in the same command."""
     ctx.save(path.rsplit("/", 1)[-1], script)
     uploads = {**(files or {}), path: (script.encode("utf-8", errors="surrogateescape"), 0o755)}
     run = command or f"/bin/bash {path}"
     if afterwards is not None:
         run = afterwards.around(run)
+    if opening is not None:
+        run = opening.before(run)
     carried = command_with_files(sandbox, uploads, run)
     if carried is None:
         write_files(sandbox, uploads)
@@ -194,6 +248,9 @@ def run_script_then(
             output_limit=ctx.output_limit,
         )
     uploaded, output = written(result.output) if carried is not None else (True, result.output)
+    opened: str | None = None
+    if opening is not None:
+        opened, output = opening.parted(output, result.truncated_bytes > 0)
     after: str | None = None
     if afterwards is not None:
         output, after = afterwards.parted(output, result.exit_code)
@@ -207,4 +264,4 @@ def run_script_then(
             "sandbox_error",
             f"the eval script and its files could not be written in the sandbox (log: {log_path})",
         )
-    return output, result.exit_code, after
+    return ScriptRun(output, result.exit_code, after, opened)

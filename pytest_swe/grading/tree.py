@@ -324,12 +324,20 @@ class WorkTree:
         """What happened to ``.git`` during the tests: deleted, HEAD moved, history or hooks added."""
         return self.read_after_run(self._exec(self.after_run_script()))
 
-    def after_run_script(self) -> str:
+    def after_run_script(self, head: str | None = None) -> str:
         """The check :meth:`git_after_run` runs, for a caller that runs it with other reads in one
-        command (its output goes to :meth:`read_after_run`)."""
+        command (its output goes to :meth:`read_after_run`). ``head``: where the base commit is
+        taken from instead of the record read back (a shell expression, in double quotes), for a
+        check written before the record was read: :meth:`keep_head`'s variable."""
         return _AFTER_RUN.format(
-            workdir=shlex.quote(self.workdir), head=self.head or "", functions=GIT_FUNCTIONS
+            workdir=shlex.quote(self.workdir), head=head or self.head or "", functions=GIT_FUNCTIONS
         )
+
+    def keep_head(self, variable: str) -> str:
+        """Shell that keeps the base commit the record took in ``variable``, in the memory of the
+        shell that runs it: to be run after :meth:`around`'s command and before any code under
+        test, which can rewrite the record's files but not a variable of a shell it runs under."""
+        return f"{variable}=$(cat {self.dir}/head 2>/dev/null)"
 
     def read_after_run(self, output: str) -> list[str]:
         """The problems in the output of :meth:`after_run_script`."""

@@ -35,6 +35,7 @@ from pytest_swe.api.sandbox import this_run
 from pytest_swe.api.task import Task
 from pytest_swe.grading import inline
 from pytest_swe.grading.run import Afterwards
+from pytest_swe.grading.run import Opening
 from pytest_swe.grading.run import classify_fault
 from pytest_swe.grading.run import limit_counters
 from pytest_swe.grading.run import run_script
@@ -236,7 +237,7 @@ def test_the_checks_after_the_script_come_back_in_its_command(
         "forged-outermost": forge_and_kill("outermost", wait=2),
     }[case]
     afterwards = Afterwards("echo checked; pwd", limit=ctx.output_limit // 4)
-    log, code, after = run_script_then(
+    log, code, after, _ = run_script_then(
         task, sandbox, ctx, script, afterwards, path="/tmp/conf-eval.sh", command="sh /tmp/conf-eval.sh"
     )
     if case.startswith("forged"):
@@ -248,6 +249,38 @@ def test_the_checks_after_the_script_come_back_in_its_command(
         assert (log, code) == ("script-ran\n", 3)
     else:
         assert log.startswith("FIRST") and log.endswith("LAST\n") and "dropped" in log and code == 0
+
+
+@pytest.mark.parametrize("case", ["ok", "fails", "capped"])
+def test_a_command_before_the_script_comes_back_first_in_its_command(
+    sandbox: Sandbox, tmp_path: Path, case: str
+) -> None:
+    """``run_script_then`` with an opening (the patch's apply): its output opens the command's and
+    comes back apart from the log; the script runs only when it exited 0; what ``then`` keeps in
+    the shell's memory reaches the checks after the script; output over the cap leaves the opening
+    to be read from its file."""
+    task = Task(family="swe-bench", instance_id="conf", image="-", workdir="/tmp")
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench"), artifacts=tmp_path, timeout=60, output_limit=100_000
+    )
+    status = 1 if case == "fails" else 0
+    opening = Opening(
+        f"echo opened; echo 'second line'; exit {status}", path="/tmp/conf-open/a-1", then="kept=yes"
+    )
+    script = "echo script-ran\n" + (
+        "head -c 500000 /dev/zero | tr '\\0' x; echo\n" if case == "capped" else ""
+    )
+    afterwards = Afterwards('echo "kept $kept"', limit=ctx.output_limit // 4)
+    ran = run_script_then(
+        task, sandbox, ctx, script, afterwards, path="/tmp/conf-eval.sh", command="sh /tmp/conf-eval.sh",
+        opening=opening,
+    )  # fmt: skip
+    assert sandbox.read_file("/tmp/conf-open/a-1") == b"opened\nsecond line\n"
+    if case == "fails":
+        assert (ran.log, ran.exit_code, ran.after, ran.opened) == ("", 0, None, "opened\nsecond line\n")
+        return
+    assert ran.after == "kept yes\n" and ran.log.startswith("script-ran\n") and ran.exit_code == 0
+    assert ran.opened == (None if case == "capped" else "opened\nsecond line\n")
 
 
 def test_end_processes_spares_the_sandbox(sandbox: Sandbox) -> None:

@@ -18,6 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gitrepo import ENV
+from gitrepo import commit_all
+from gitrepo import git
+from gitrepo import make_patch
 from secutil import bundle_of
 
 from pytest_swe.api.family import EvalContext
@@ -37,15 +41,6 @@ from pytest_swe.providers.docker.stream import CappedBuffer
 from conftest import benchmark_settings
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@t",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@t",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 class LocalSandbox:
@@ -74,11 +69,6 @@ class LocalSandbox:
         return True
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, env={**os.environ, **ENV}, check=True, capture_output=True,
-                          text=True).stdout  # fmt: skip
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
@@ -93,26 +83,8 @@ def repo(tmp_path: Path) -> Path:
     )
     (root / "setup.cfg").write_text("[metadata]\nname = pkg\n\n[flake8]\nmax-line-length = 100\n")
     (root / ".gitignore").write_text("build/\n")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
+    commit_all(root)
     return root
-
-
-def make_patch(repo: Path, edit: dict[str, str | None]) -> str:
-    """A patch made by git from edits (None deletes), with the tree put back afterwards."""
-    for path, text in edit.items():
-        target = repo / path
-        if text is None:
-            target.unlink()
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
-    git(repo, "add", "-A", "-f")
-    patch = git(repo, "diff", "--cached", "--binary", "HEAD")
-    git(repo, "reset", "-q", "--hard", "HEAD")
-    git(repo, "clean", "-qfdx")
-    return patch
 
 
 TEST_PATCH = "diff --git a/tests/test_core.py b/tests/test_core.py\n--- a/tests/test_core.py\n+++ b/tests/test_core.py\n@@ -1 +1 @@\n-a\n+b\n"

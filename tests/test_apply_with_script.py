@@ -1,0 +1,227 @@
+"""The patch applied as the first step of the eval script's own command (one round trip to the
+sandbox fewer), against the same patch applied in a command of its own: on a real git repository
+with bash here, for patches that apply, need the fallbacks, do not apply, delete, add what the
+strict policy would put back, and eval scripts that move HEAD and rewrite the apply's files."""
+
+from __future__ import annotations
+
+import fcntl
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitrepo import ENV
+from gitrepo import commit_all
+from gitrepo import make_patch
+from localsandbox import LocalSandbox
+
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.task import Task
+from pytest_swe.grading import patch_and_run
+from pytest_swe.grading.pipeline import EvalRun
+from pytest_swe.grading.pipeline import applies_with_script
+from pytest_swe.grading.pipeline import integrity_of
+from pytest_swe.grading.probe import PROBE_ROOT
+from pytest_swe.providers.docker.stream import CappedBuffer
+
+from conftest import benchmark_settings
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+SCRIPT = """\
+#!/bin/bash
+cd {repo}
+echo "+ start"
+: '>>>>> Start Test Output'
+cat pkg/core.py
+ls pkg
+git status --short
+: '>>>>> End Test Output'
+{extra}
+echo done
+"""
+
+
+class GitSandbox(LocalSandbox):
+    """Bash here with git's identity set, its output capped as the Docker provider caps it."""
+
+    def exec(self, command: str, **kwargs: Any) -> Any:
+        limit = kwargs.get("output_limit")
+        result = super().exec(command, **{**kwargs, "env": {**ENV, **(kwargs.get("env") or {})}})
+        if limit:
+            buffer = CappedBuffer(limit)
+            buffer.add(result.output.encode())
+            result.output, result.truncated_bytes = buffer.text(), buffer.dropped
+        return result
+
+    def read_file(self, path: str) -> bytes:
+        return Path(path).read_bytes()
+
+
+def make_repo(root: Path) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pkg" / "core.py").write_text("".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(12)))
+    (root / "pkg" / "old.py").write_text("X = 1\n")
+    (root / "tests" / "test_core.py").write_text("def test_f():\n    assert True\n")
+    commit_all(root)
+    return root
+
+
+def patches(repo: Path) -> dict[str, str]:
+    core = (repo / "pkg" / "core.py").read_text()
+    fixed = core.replace("return 3\n", "return 33\n")
+    clean = make_patch(repo, {"pkg/core.py": fixed, "pkg/new.py": "Y = 2\n"})
+    # Context lines that no longer match the base: git apply refuses, patch applies it with fuzz.
+    fuzzy = clean.replace(" def f3():", " def f3(): ", 1).replace("pkg/new.py", "pkg/new2.py")
+    return {
+        "clean": clean,
+        "fuzz": fuzzy,
+        "not-applying": clean.replace("-    return 3", "-    return 99"),
+        "delete": make_patch(repo, {"pkg/old.py": None}),
+        "new-test-and-conftest": make_patch(
+            repo,
+            {
+                "pkg/core.py": fixed,
+                "tests/conftest.py": "x = 1\n",
+                "tests/test_new.py": "def test():\n    pass\n",
+            },
+        ),
+    }
+
+
+@pytest.fixture
+def locked() -> Iterator[None]:
+    """The pipeline's scratch paths (/tmp/pytest-swe) are fixed, as each real sandbox has its own
+    /tmp; here they are shared by the xdist workers, so one at a time."""
+    Path(PROBE_ROOT).mkdir(parents=True, exist_ok=True)
+    with open(f"{PROBE_ROOT}/.local-sandbox.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def evaluate(
+    root: Path, patch: str, *, fused: bool, extra: str = "", output_limit: int = 1 << 20
+) -> tuple[EvalRun, EvalContext, GitSandbox]:
+    repo = make_repo(root / "repo")
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(repo))
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench", eval={"policy": "official"}),
+        artifacts=root / "artifacts",
+        timeout=60,
+        output_limit=output_limit,
+    )
+    sandbox = GitSandbox(repo)
+    script = SCRIPT.format(repo=repo, extra=extra)
+    run = patch_and_run(
+        task, patch, sandbox, ctx, script, grader="t", path=str(root / "eval.sh"), applied_with_script=fused
+    )
+    return run, ctx, sandbox
+
+
+def outcome(run: EvalRun, ctx: EvalContext) -> dict[str, Any]:
+    integrity = integrity_of(Task(family="swe-bench", instance_id="t", image="local"), ctx)
+    v = run.verdict
+    return {
+        "ran": run.ran,
+        "log": run.log,
+        "exit": run.exit_code,
+        "applied": v.patch_applied,
+        "method": v.apply_method,
+        "reasons": v.reasons,
+        "findings": sorted(str(f) for f in integrity.findings),
+        "saved": sorted(ctx.saved),
+        "apply.log": Path(ctx.saved["apply.log"]).read_text(),
+    }
+
+
+CASES = ["clean", "fuzz", "not-applying", "delete", "new-test-and-conftest"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_applied_in_the_script_command_the_outcome_is_as_applied_on_its_own(
+    tmp_path: Path, locked: None, case: str
+) -> None:
+    patch = patches(make_repo(tmp_path / "source"))[case]
+    alone, alone_ctx, alone_box = evaluate(tmp_path / "alone", patch, fused=False)
+    fused, fused_ctx, fused_box = evaluate(tmp_path / "fused", patch, fused=True)
+    expected = outcome(alone, alone_ctx)
+    assert outcome(fused, fused_ctx) == expected
+    assert expected["applied"] is (case != "not-applying") and expected["ran"] is (case != "not-applying")
+    assert len(fused_box.commands) == len(alone_box.commands) - (1 if expected["ran"] else 0)
+    if case == "fuzz":
+        assert expected["method"].startswith("patch --batch")
+    if case == "new-test-and-conftest":
+        assert any("neutralized-under-strict" in f for f in expected["findings"]), expected["findings"]
+
+
+def test_a_patch_that_does_not_apply_runs_no_script(tmp_path: Path, locked: None) -> None:
+    patch = patches(make_repo(tmp_path / "source"))["not-applying"]
+    run, ctx, _ = evaluate(tmp_path / "fused", patch, fused=True, extra=f"touch {tmp_path}/ran")
+    assert not run.ran and not (tmp_path / "ran").exists()
+    assert "eval.log" not in ctx.saved and not (tmp_path / "fused" / "artifacts" / "eval.log").exists()
+    assert "Patch Apply Failed" in Path(ctx.saved["apply.log"]).read_text()
+
+
+def test_the_check_of_git_uses_the_base_commit_kept_before_the_script(tmp_path: Path, locked: None) -> None:
+    """A script that rewrites history and the record's file of the base commit, and empties the
+    apply's output file: the check still finds HEAD moved and the base commit gone, and the apply's
+    log is the one printed before the script ran."""
+    patch = patches(make_repo(tmp_path / "source"))["clean"]
+    cover = (
+        "git add -A >/dev/null && git commit -qm x && git reflog expire --expire=now --all "
+        "&& git rev-parse HEAD > /dev/null\n"
+        f'for f in {PROBE_ROOT}/t-*/head; do git rev-parse HEAD > "$f"; done\n'
+        f'for f in {PROBE_ROOT}/a-*; do : > "$f"; done\n'
+        "git checkout -q --orphan other && git commit -qm y && git branch -D master main >/dev/null 2>&1\n"
+        "git gc -q --prune=now\n"
+    )
+    alone, alone_ctx, _ = evaluate(tmp_path / "alone", patch, fused=False, extra=cover)
+    fused, fused_ctx, _ = evaluate(tmp_path / "fused", patch, fused=True, extra=cover)
+    findings = outcome(fused, fused_ctx)["findings"]
+    assert any("HEAD moved during the tests" in f for f in findings), findings
+    assert any("is gone after the tests" in f for f in findings), findings
+    commits = re.compile(r"\b[0-9a-f]{12,40}\b")  # new commits: another time, another id
+    assert [commits.sub("C", f) for f in findings] == [
+        commits.sub("C", f) for f in outcome(alone, alone_ctx)["findings"]
+    ]
+    assert "Applied Patch" in Path(fused_ctx.saved["apply.log"]).read_text()
+
+
+def test_an_apply_output_over_the_cap_is_read_from_its_file(tmp_path: Path, locked: None) -> None:
+    """Output capped to 2 KB, the script printing more: the apply's output is not in the kept head
+    whole, and is read from its file."""
+    patch = patches(make_repo(tmp_path / "source"))["clean"]
+    noise = "head -c 20000 /dev/zero | tr '\\0' x; echo"
+    alone, alone_ctx, _ = evaluate(tmp_path / "alone", patch, fused=False, extra=noise, output_limit=2048)
+    fused, fused_ctx, _ = evaluate(tmp_path / "fused", patch, fused=True, extra=noise, output_limit=2048)
+    assert outcome(fused, fused_ctx)["apply.log"] == outcome(alone, alone_ctx)["apply.log"]
+    assert (
+        fused.verdict.patch_applied
+        and fused.verdict.apply_method == "git apply --verbose /tmp/pytest-swe/patch.diff"
+    )
+    assert fused.exit_code == alone.exit_code == 0
+
+
+def test_when_the_patch_is_applied_in_the_script_command(tmp_path: Path) -> None:
+    def decided(policy: str, patch: str) -> bool:
+        task = Task(family="swe-bench", instance_id="t", image="local")
+        ctx = EvalContext(
+            settings=benchmark_settings("swe-bench", eval={"policy": policy}),
+            artifacts=tmp_path,
+            timeout=60,
+            output_limit=1 << 20,
+        )
+        return applies_with_script(task, patch, ctx)
+
+    plain = (
+        "diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert decided("official", plain)
+    assert not decided("strict", plain)  # its probe is planned from what the apply changed
+    assert not decided("official", "")
+    for name in ("setup.cfg", "pyproject.toml"):  # their settings are read as the patch left them
+        assert not decided("official", plain.replace("pkg/core.py", name))
