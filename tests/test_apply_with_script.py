@@ -6,6 +6,7 @@ strict policy would put back, and eval scripts that move HEAD and rewrite the ap
 from __future__ import annotations
 
 import fcntl
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -61,8 +62,10 @@ class GitSandbox(LocalSandbox):
         return Path(path).read_bytes()
 
 
-def make_repo(root: Path) -> Path:
+def make_repo(root: Path, latin1_name: bool = False) -> Path:
     (root / "pkg").mkdir(parents=True)
+    if latin1_name:  # a name at the import root that is not UTF-8: the record lists it
+        (root / os.fsdecode(b"caf\xe9.txt")).write_text("x\n")
     (root / "tests").mkdir()
     (root / "pkg" / "core.py").write_text("".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(12)))
     (root / "pkg" / "old.py").write_text("X = 1\n")
@@ -104,9 +107,15 @@ def locked() -> Iterator[None]:
 
 
 def evaluate(
-    root: Path, patch: str, *, fused: bool, extra: str = "", output_limit: int = 1 << 20
+    root: Path,
+    patch: str,
+    *,
+    fused: bool,
+    extra: str = "",
+    output_limit: int = 1 << 20,
+    latin1_name: bool = False,
 ) -> tuple[EvalRun, EvalContext, GitSandbox]:
-    repo = make_repo(root / "repo")
+    repo = make_repo(root / "repo", latin1_name)
     task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(repo))
     ctx = EvalContext(
         settings=benchmark_settings("swe-bench", eval={"policy": "official"}),
@@ -204,6 +213,17 @@ def test_an_apply_output_over_the_cap_is_read_from_its_file(tmp_path: Path, lock
         and fused.verdict.apply_method == "git apply --verbose /tmp/pytest-swe/patch.diff"
     )
     assert fused.exit_code == alone.exit_code == 0
+
+
+def test_a_record_that_is_not_utf8_is_read_from_its_file(tmp_path: Path, locked: None) -> None:
+    """A file name of the base tree that is not UTF-8 makes the record's text differ from its
+    bytes: the apply's output is read from its file, and the outcome is the same."""
+    patch = patches(make_repo(tmp_path / "source"))["new-test-and-conftest"]
+    alone, alone_ctx, _ = evaluate(tmp_path / "alone", patch, fused=False, latin1_name=True)
+    fused, fused_ctx, box = evaluate(tmp_path / "fused", patch, fused=True, latin1_name=True)
+    assert outcome(fused, fused_ctx) == outcome(alone, alone_ctx)
+    assert fused.ran
+    assert len(box.commands) == 1  # the file was read, not run again
 
 
 def test_when_the_patch_is_applied_in_the_script_command(tmp_path: Path) -> None:
