@@ -51,7 +51,7 @@ def run(
                       output_limit=output_limit)  # fmt: skip
     afterwards = Afterwards(after, limit=limit)
     path = str(tmp_path / "eval.sh")
-    log, code, carried, _ = run_script_then(
+    log, code, carried, *_ = run_script_then(
         task, sandbox, ctx, script, afterwards, path=path, command=command
     )
     assert (tmp_path / "artifacts" / "eval.log").read_text() == log

@@ -241,7 +241,8 @@ def test_when_the_patch_is_applied_in_the_script_command(tmp_path: Path) -> None
         "diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -1 +1 @@\n-a\n+b\n"
     )
     assert decided("official", plain)
-    assert not decided("strict", plain)  # its probe is planned from what the apply changed
+    assert decided("strict", plain)  # foretold by its text: the probe is planned from it
+    assert not decided("strict", plain.replace("pkg/core.py", "tests/test_core.py"))  # put back
     assert not decided("official", "")
     for name in ("setup.cfg", "pyproject.toml"):  # their settings are read as the patch left them
         assert not decided("official", plain.replace("pkg/core.py", name))

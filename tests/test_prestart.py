@@ -84,9 +84,9 @@ from pytest_swe.providers.docker.sandbox import DockerSandbox
 
 _lock = threading.Lock()
 
-def _log(kind, what, start):
+def _log(kind, what, start, command=""):
     with _lock, open(os.environ["EVENTS"], "a") as f:
-        f.write(json.dumps([kind, what, start, time.monotonic()]) + "\\n")
+        f.write(json.dumps([kind, what, start, time.monotonic(), "patch.diff" if "patch.diff" in command else ""]) + "\\n")
 
 _create, _exec = DockerProvider.create, DockerSandbox.exec
 
@@ -105,17 +105,17 @@ def exec_(self, command, **kw):
         # The eval command runs the eval script (after the lines that write its files, if any, and
         # before the checks after the tests).
         what = "eval" if "/bin/bash /eval.sh" in command else "apply" if "patch.diff" in command else "other"
-        _log(what, self.spec.image, start)
+        _log(what, self.spec.image, start, command)
 
 DockerProvider.create, DockerSandbox.exec = create, exec_
 """
 
 
-def test_the_next_sandbox_starts_when_the_eval_script_does_not_during_the_apply(
+def test_the_next_sandbox_starts_beside_the_eval_command_and_is_claimed(
     swe_project: SweProject, demo_images: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Starting a container is the engine's work, and beside the patch's apply it slowed the apply
-    by a third; it runs beside the eval script instead, and each next item still claims it."""
+    """The next item's sandbox starts once this item's eval command does (the patch's apply is its
+    first step), not before, while the command runs; and each next item claims it."""
     swe_project.demo()
     events = swe_project.path / "events.jsonl"
     (swe_project.path / "swe_events.py").write_text(_EVENTS_PLUGIN)
@@ -135,9 +135,10 @@ def test_the_next_sandbox_starts_when_the_eval_script_does_not_during_the_apply(
     log = [json.loads(line) for line in events.read_text().splitlines()]
     creates = [e for e in log if e[0] == "create"]
     evals = [e for e in log if e[0] == "eval"]
-    applies = [e for e in log if e[0] == "apply"]
-    assert len(creates) == len(evals) == len(applies) == 3  # every next item claimed its sandbox
+    assert len(creates) == len(evals) == 3  # every next item claimed its sandbox
+    assert all("patch.diff" in e[4] for e in evals)  # the apply in the eval command
     for before in range(2):
-        ahead = next(e for e in creates if e[1] == applies[before + 1][1])
-        assert ahead[2] >= applies[before][3], (ahead, applies[before])  # after item N's apply
-        assert ahead[2] < evals[before][3], (ahead, evals[before])  # beside item N's eval script
+        ahead = next(e for e in creates if e[1] == evals[before + 1][1])
+        # Not before item N's eval command: it is started right as the command is sent.
+        assert ahead[2] >= evals[before][2] - 0.1, (ahead, evals[before])
+        assert ahead[2] < evals[before][3], (ahead, evals[before])  # beside it

@@ -152,6 +152,13 @@ def _root_entry(path: str, root: str) -> str:
     return posixpath.join(root, parts[1]) if root else parts[0]
 
 
+def root_entry(path: str) -> str | None:
+    """The entry at an import root that ``path`` is or is under (as ``base_names`` lists it), or
+    None for a path at no import root."""
+    top = top_level_module(path)
+    return _root_entry(normalize(path), top[0]) if top is not None else None
+
+
 def installed_module(name: str) -> str | None:
     """The module a site directory's entry ``name`` can be imported as (None for metadata, ``.pth``
     files and names no import statement can reach)."""

@@ -28,6 +28,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from pytest_swe.api.errors import InfraError
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.patch import encode_patch
 from pytest_swe.api.patch import patch_bytes
@@ -46,6 +47,8 @@ from . import evidence as ev
 from . import probe
 from .configfiles import SECTIONED_FILES
 from .configfiles import steering_changed
+from .diff import normalize
+from .diff import parse_patch
 from .findings import TAMPER
 from .findings import Finding
 from .findings import dedupe
@@ -55,7 +58,9 @@ from .logcheck import HARNESS_MARKERS
 from .logcheck import forged_markers
 from .paths import PathChange
 from .paths import Protection
+from .paths import in_git_dir
 from .paths import new_importable_modules
+from .paths import root_entry
 from .paths import why_neutralized
 from .run import Afterwards
 from .run import Opening
@@ -377,20 +382,23 @@ AFTERWARDS_LIMIT = 256 << 10
 """The most output the checks after the tests carry back in the eval script's own command."""
 
 
-def _afterwards(ctx: EvalContext, plan: probe.Plan | None) -> tuple[Afterwards, str] | None:
+def _afterwards(
+    ctx: EvalContext, plan: probe.Plan | None, head: str | None = None
+) -> tuple[Afterwards, str] | None:
     """The checks after the tests (``.git``, and the probe's results under ``strict``), to run in
-    the eval script's own command, with the line that parts the two; None when there is no tree."""
+    the eval script's own command, with the line that parts the two; None when there is no tree.
+    ``head``: the base commit as a shell expression (see :meth:`WorkTree.after_run_script`)."""
     tree = ctx.tree
     if not isinstance(tree, WorkTree):
         return None
     marker = f"pytest-swe-after-run-{secrets.token_hex(16)}"
     limit = min(AFTERWARDS_LIMIT, max(ctx.output_limit // 4, 1))
-    command = _after_run_command(tree, plan, marker)
+    command = _after_run_command(tree, plan, marker, head)
     return Afterwards(command, limit=limit), marker
 
 
-def _after_run_command(tree: WorkTree, plan: probe.Plan | None, marker: str) -> str:
-    command = f"( {tree.after_run_script()} )\n"
+def _after_run_command(tree: WorkTree, plan: probe.Plan | None, marker: str, head: str | None = None) -> str:
+    command = f"( {tree.after_run_script(head)} )\n"
     if plan is not None:
         command += f"echo {marker}\n( {probe.collect_script(plan)} )\n"
     return command + "exit 0\n"
@@ -472,37 +480,83 @@ def patch_and_run(
         return run
     if not verdict.patch_exists and not ctx.settings.eval.run_empty_patch:
         return run
-    integrity = integrity_of(task, ctx)
-    if integrity.blocked is not None:
-        verdict.reasons.append(f"the tests were not run: {integrity.blocked}")
-        return run
-    instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
-    afterwards = _afterwards(ctx, integrity.plan)
-    run.raw_log, run.exit_code, after, _ = run_script_then(
-        task,
-        sandbox,
-        ctx,
-        instrumented,
-        afterwards[0] if afterwards else None,
-        path=path,
-        command=command,
-        files=probe_files,
-    )
-    run.ran = True
-    carried = (afterwards[1], after) if afterwards is not None and after is not None else None
-    _check_run(task, sandbox, ctx, run, script, probe_spec, carried)
-    return run
+    return _run_applied(task, sandbox, ctx, script, run, path, command, probe_spec)
 
 
 def applies_with_script(task: Task, patch: str, ctx: EvalContext) -> bool:
     """Whether the patch can be applied in the eval script's own command, one round trip to the
-    sandbox fewer: when nothing the host decides between the apply and the script depends on what
-    the apply did. Not under ``strict``, which plans its probe from the paths the patch changed
-    and puts back those a fix cannot need; not for an empty patch; not when the patch names a
-    file whose pytest settings the host reads as the patch left them (:data:`SECTIONED_FILES`:
-    the script may change it before that read)."""
+    sandbox fewer: when what the host decides between the apply and the script does not depend on
+    what the apply did, or (under ``strict``, which plans its probe from the paths the patch
+    changed and puts back those a fix cannot need) when the patch's text foretells it
+    (:func:`foresee`). Not for an empty patch, nor one that names a file whose pytest settings the
+    host reads as the patch left them (:data:`SECTIONED_FILES`: the script may change it first)."""
     integrity = integrity_of(task, ctx)
-    return not integrity.strict and bool(patch.strip()) and not any(name in patch for name in SECTIONED_FILES)
+    if not patch.strip() or any(name in patch for name in SECTIONED_FILES):
+        return False
+    if integrity.strict:
+        limit = ctx.settings.eval.policy_options.max_patch_bytes
+        return (limit is None or len(patch_bytes(patch)) <= limit) and foresee(patch, integrity) is not None
+    return True
+
+
+_FORESEEABLE_PATH = re.compile(r"[A-Za-z0-9._+@,=-][A-Za-z0-9._+@,=/ -]*")
+"""Paths the check in the sandbox can compare as plain text (no quote, backslash, tab, line end or
+byte outside ASCII): a patch that names another is applied in a command of its own."""
+NOT_FORESEEN = 97
+"""The apply's exit status in the eval command when the tree is not what the patch foretold."""
+
+
+@dataclass(frozen=True)
+class Foreseen:
+    """What a patch will change in the tree, read from its text, under ``strict``: tracked files it
+    modifies (``M``) or deletes (``D``), and files it adds; none of them a path the policy puts
+    back. The probe is planned from it before the apply, and the eval command checks the tree
+    against it (:meth:`WorkTree.check_foreseen`) before the script runs."""
+
+    tracked: tuple[tuple[str, str], ...]
+    added: tuple[str, ...]
+
+    @property
+    def patched(self) -> list[str]:
+        return sorted([path for status, path in self.tracked if status != "D"] + list(self.added))
+
+    @property
+    def changes(self) -> frozenset[tuple[str, str]]:
+        kinds = {"M": "modified", "D": "deleted"}
+        return frozenset(
+            {(path, kinds[status]) for status, path in self.tracked} | {(p, "added") for p in self.added}
+        )
+
+
+def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
+    """What the patch will change, when its text says so beyond doubt and nothing of it is a path
+    the strict policy would put back or judge by the tree (a new top-level module, which may shadow
+    an installed one; a configuration file with other tools' settings); None otherwise."""
+    files = parse_patch(patch)
+    tracked: list[tuple[str, str]] = []
+    added: list[str] = []
+    # The import-root entries the base tree surely has: those of files the patch modifies or deletes.
+    present = {root_entry(p) for part in files if part.kind in ("modified", "deleted") for p in part.paths}
+    for part in files:
+        if len(part.paths) != 1 or part.renamed or part.symlink:
+            return None
+        path = part.paths[0]
+        if not _FORESEEABLE_PATH.fullmatch(path) or normalize(path) != path or in_git_dir(path):
+            return None
+        if path in added or path in (p for _, p in tracked) or path.rsplit("/", 1)[-1] in SECTIONED_FILES:
+            return None
+        kind = part.kind
+        if kind == "added" and root_entry(path) in present | {None}:
+            added.append(path)  # not a new top-level module, which may shadow an installed one
+        elif kind in ("modified", "deleted"):
+            tracked.append(("D" if kind == "deleted" else "M", path))
+        else:
+            return None
+        if why_neutralized(PathChange(path, kind), integrity.protection, frozenset()) is not None:
+            return None
+    if not files:
+        return None
+    return Foreseen(tuple(sorted(tracked, key=lambda sp: f"{sp[0]}\t{sp[1]}")), tuple(sorted(added)))
 
 
 def _apply_and_run(
@@ -518,47 +572,130 @@ def _apply_and_run(
     probe_spec: ProbeSpec | None,
 ) -> EvalRun:
     """The patch applied (inside the tree's record and read-back) as the first step of the eval
-    script's command, the script run only when it applied, and the check of ``.git`` after it,
-    in one command. The base commit for that check is kept in the shell's memory before the
-    script runs; the apply's output is read from the command's start, or from its file where the
-    output was cut. The apply's time is part of the script's (``time_script``)."""
+    script's command, the script run only when it applied, and the checks after it, in one command.
+    The base commit for the check of ``.git`` is kept in the shell's memory before the script runs;
+    the apply's output is read from the command's start, or from its file where it is not there
+    whole. Under ``strict`` the probe is planned from what the patch's text foretells, and the tree
+    is checked against it before the script runs: where they differ the script does not run, and
+    the evaluation goes on as with the apply in a command of its own. The apply's time is part of
+    the script's (``time_script``)."""
     verdict = run.verdict
     integrity = integrity_of(task, ctx)
     integrity.add(inspect(patch))
+    foreseen = foresee(patch, integrity) if integrity.strict else None
     guard = min(ctx.timeout, GUARD_TIMEOUT)
     token = secrets.token_hex(6)
     tree = WorkTree(sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{token}", guard)
     ctx.tree = tree
-    opening = Opening(
-        apply_command(task.workdir, commands, tree.around),
-        path=f"{probe.PROBE_ROOT}/a-{token}",
-        then=tree.keep_head("__swe_head"),
-    )
-    limit = min(AFTERWARDS_LIMIT, max(ctx.output_limit // 4, 1))
-    afterwards = Afterwards(f"( {tree.after_run_script(head='${__swe_head:-}')} )\nexit 0\n", limit=limit)
+    apply = apply_command(task.workdir, commands, tree.around)
+    # A record the host reads whole from the command's start: in its head, and plain ASCII text.
+    record_limit = max(ctx.output_limit // 8, 1)
+    if foreseen is not None:
+        integrity.patched = foreseen.patched
+        check = tree.check_foreseen(foreseen.tracked, foreseen.added, record_limit)
+        apply = f"( {apply}\n) || exit $?\n( {check}\n) >/dev/null 2>&1 < /dev/null || exit {NOT_FORESEEN}\n"
+    opening = Opening(apply, path=f"{probe.PROBE_ROOT}/a-{token}", then=tree.keep_head("__swe_head"))
+    instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
+    afterwards = _afterwards(ctx, integrity.plan, head="${__swe_head:-}")
+    assert afterwards is not None  # the tree was made above
     ran = run_script_then(
         task,
         sandbox,
         ctx,
-        script,
-        afterwards,
+        instrumented,
+        afterwards[0],
         path=path,
         command=command,
-        files={PATCH_PATH: (patch_bytes(patch), 0o644)},
+        files={**probe_files, PATCH_PATH: (patch_bytes(patch), 0o644)},
         opening=opening,
     )
+    script_ran = ran.opening_status == 0
     opened = ran.opened
+    if foreseen is not None and (ran.opening_status is None or (script_ran and opened is None)):
+        # Under strict the tree's record is read only as the command printed it before the tests
+        # ran, and whether they ran only from the line that follows it.
+        raise InfraError("sandbox_error", "the tree's record did not come back whole from the eval command")
     if opened is None:
         opened = tree.sandbox.read_file(opening.path).decode("utf-8", errors="surrogateescape")
     applied = read_apply(tree.take_around(opened), 0)
-    if not _take_apply(task, ctx, verdict, tree, applied, commands):
-        for name in (path.rsplit("/", 1)[-1], "eval.log"):  # nothing ran: as when applied on its own
-            saved = ctx.saved.pop(name, None)
-            if saved is not None:
-                Path(saved).unlink(missing_ok=True)
+    if foreseen is not None and script_ran:
+        _check_foreseen(task, ctx, verdict, tree, applied, foreseen)
+    elif not _take_apply(task, ctx, verdict, tree, applied, commands):
+        _forget_script(ctx, path)
         return run
+    elif foreseen is not None:  # applied, but not as foretold: the script did not run
+        _forget_script(ctx, path)
+        return _run_applied(task, sandbox, ctx, script, run, path, command, probe_spec)
     run.raw_log, run.exit_code, run.ran = ran.log, ran.exit_code, True
-    carried = ("", ran.after) if ran.after is not None else None
+    carried = (afterwards[1], ran.after) if ran.after is not None else None
+    _check_run(task, sandbox, ctx, run, script, probe_spec, carried)
+    return run
+
+
+def _forget_script(ctx: EvalContext, path: str) -> None:
+    """The eval script's artifacts of a command whose script did not run, as if never written."""
+    for name in (path.rsplit("/", 1)[-1], "eval.log"):
+        saved = ctx.saved.pop(name, None)
+        if saved is not None:
+            Path(saved).unlink(missing_ok=True)
+
+
+def _check_foreseen(
+    task: Task, ctx: EvalContext, verdict: Verdict, tree: WorkTree, applied: ApplyResult, foreseen: Foreseen
+) -> None:
+    """After a script that ran on a tree checked against what the patch foretold: the same tree
+    as the host reads it (the record printed before the tests ran), or no verdict at all."""
+    integrity = integrity_of(task, ctx)
+    whole = tree.record_printed
+    changed = tree.read_around()
+    ctx.save("apply.log", applied.log)
+    verdict.patch_applied = applied.applied
+    verdict.apply_method = applied.method
+    seen = {(c.path, c.kind) for c in changed.changes}
+    if (
+        not whole
+        or not applied.applied
+        or changed.git_altered
+        or seen != foreseen.changes
+        or neutralize(tree, integrity, changed.changes)
+    ):
+        raise InfraError(
+            "sandbox_error",
+            "the tree after the apply is not what the patch's text foretold, though the check in the "
+            "sandbox passed; the tests ran on a probe planned for another tree, so there is no verdict",
+        )
+
+
+def _run_applied(
+    task: Task,
+    sandbox: Sandbox,
+    ctx: EvalContext,
+    script: str,
+    run: EvalRun,
+    path: str,
+    command: str | None,
+    probe_spec: ProbeSpec | None,
+) -> EvalRun:
+    """Stage 3 on a tree the patch is applied to and the strict policy has neutralized: the probe
+    planned from what the patch changed, the script run with the checks after it."""
+    integrity = integrity_of(task, ctx)
+    if integrity.blocked is not None:
+        run.verdict.reasons.append(f"the tests were not run: {integrity.blocked}")
+        return run
+    instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
+    afterwards = _afterwards(ctx, integrity.plan)
+    ran = run_script_then(
+        task,
+        sandbox,
+        ctx,
+        instrumented,
+        afterwards[0] if afterwards else None,
+        path=path,
+        command=command,
+        files=probe_files,
+    )
+    run.raw_log, run.exit_code, run.ran = ran.log, ran.exit_code, True
+    carried = (afterwards[1], ran.after) if afterwards is not None and ran.after is not None else None
     _check_run(task, sandbox, ctx, run, script, probe_spec, carried)
     return run
 

@@ -20,6 +20,7 @@ from pytest_swe.api.sandbox import Sandbox
 from pytest_swe.api.sandbox import write_files
 from pytest_swe.api.task import Task
 
+from .inline import WRITTEN_MARK
 from .inline import command_with_files
 from .inline import written
 
@@ -145,11 +146,13 @@ class Opening:
     than a command of its own, e.g. the patch's apply); the script runs only when it exits 0.
 
     Its output goes to ``path`` (a name the caller chose at random, in a directory no code under
-    test has run in yet), then opens the command's output, followed by a line with a marker and
-    its size: nothing the script runs has printed anything yet, so the first such line is its
-    own. ``then`` is shell run after it in the outer shell, before the script (values kept in the
-    shell's memory, out of the reach of the code the script runs). Where the output was capped,
-    or was not all UTF-8, the caller reads ``path`` instead."""
+    test has run in yet), then opens the command's output, followed by a line with a marker, its
+    size and the command's exit status: nothing the script runs has printed anything yet, so the
+    first such line is its own, and where the output was capped it is still its own when it lies
+    in the part of the output kept from the start (``head`` bytes). ``then`` is shell run after it
+    in the outer shell, before the script (values kept in the shell's memory, out of the reach of
+    the code the script runs). Where the output is not there whole (cut, or not all UTF-8), the
+    caller reads ``path`` instead."""
 
     command: str
     path: str
@@ -158,24 +161,28 @@ class Opening:
 
     def before(self, run: str) -> str:
         """This command, then ``run`` when it exited 0."""
+        path = shlex.quote(self.path)
         return (
             f"mkdir -p {shlex.quote(self.path.rsplit('/', 1)[0] or '/')} 2>/dev/null\n"
-            f"( {self.command}\n) > {shlex.quote(self.path)} 2>&1 < /dev/null\n"
+            f"( {self.command}\n) > {path} 2>&1 < /dev/null\n"
             "__swe_orc=$?\n"
-            f"cat {shlex.quote(self.path)} 2>/dev/null\n"
-            f'printf "\\n{self.marker} %s\\n" "$(wc -c < {shlex.quote(self.path)} | tr -d " ")"\n'
+            f"cat {path} 2>/dev/null\n"
+            f'printf "\\n{self.marker} %s %s\\n" "$(wc -c < {path} | tr -d " ")" "$__swe_orc"\n'
             'if [ "$__swe_orc" != 0 ]; then exit 0; fi\n'
             f"{self.then}\n{run}"
         )
 
-    def parted(self, output: str, truncated: bool) -> tuple[str | None, str]:
-        """(this command's output, or None when it must be read from ``path``; the rest)."""
+    def parted(self, output: str, head: int | None = None) -> tuple[str | None, int | None, str]:
+        """(this command's output, or None when it must be read from ``path``; its exit status, or
+        None when its line was not found in the part of the output kept from the start; the rest).
+        ``head``: how many bytes of the output were kept from its start, when it was capped."""
         own, found, rest = output.partition(f"\n{self.marker} ")
-        if not found:
-            return None, output
-        size, _, rest = rest.partition("\n")
-        whole = not truncated and size == str(len(own.encode())) and "\ufffd" not in own
-        return (own if whole else None), rest
+        line, _, after = rest.partition("\n")
+        if not found or (head is not None and len(f"{own}\n{self.marker} {line}\n".encode()) > head):
+            return None, None, output
+        size, _, status = line.partition(" ")
+        whole = size == str(len(own.encode())) and "\ufffd" not in own
+        return (own if whole else None), (int(status) if status.isdigit() else None), after
 
 
 def run_script(
@@ -211,6 +218,8 @@ class ScriptRun(NamedTuple):
     """The output of ``afterwards``; None when the caller must run it on its own."""
     opened: str | None = None
     """The output of ``opening``; None when the caller must read it from its file."""
+    opening_status: int | None = None
+    """The exit status of ``opening`` (the script ran only when 0); None when it was not read."""
 
 
 def run_script_then(
@@ -249,8 +258,10 @@ def run_script_then(
         )
     uploaded, output = written(result.output) if carried is not None else (True, result.output)
     opened: str | None = None
+    opening_status: int | None = None
     if opening is not None:
-        opened, output = opening.parted(output, result.truncated_bytes > 0)
+        head = ctx.output_limit // 2 - len(WRITTEN_MARK) - 1 if result.truncated_bytes else None
+        opened, opening_status, output = opening.parted(output, head)
     after: str | None = None
     if afterwards is not None:
         output, after = afterwards.parted(output, result.exit_code)
@@ -264,4 +275,4 @@ def run_script_then(
             "sandbox_error",
             f"the eval script and its files could not be written in the sandbox (log: {log_path})",
         )
-    return ScriptRun(output, result.exit_code, after, opened)
+    return ScriptRun(output, result.exit_code, after, opened, opening_status)

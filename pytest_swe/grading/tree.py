@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 
@@ -75,14 +76,15 @@ bundle() {  # bundle OUT PART...: a "<bytes> <part>" line per part, "--", the pa
 PAST_THE_STAMP = """\
 choose_newer
 n=0
-while rm -f "$d/tick" && : > "$d/tick" && [ -z "$(find "$d/tick" -maxdepth 0 "$newer" "$d/stamp" 2>/dev/null)" ] && [ $n -lt 5 ]; do
+while rm -f "$d/tick" && : > "$d/tick" && [ -z "$(find "$d/tick" -maxdepth 0 "$newer" "$d/stamp" 2>/dev/null)" ] && [ $n -lt 120 ]; do
   sleep 0.01; n=$((n + 1))
 done"""
 """Shell that returns once the clock the file system stamps files with has moved past the stamp
 (a file made now is newer than it), so nothing the patch writes can share the stamp's time and be
-missed. The record's own work usually takes longer than a tick, and then nothing is waited for.
-It leaves in ``newer`` the ``find`` test the tree is asked with (``-cnewer``, or ``-newer``
-where ``find`` has none)."""
+missed. The record's own work usually takes longer than a tick, and then nothing is waited for;
+BusyBox's ``find`` compares whole seconds (``-newer``), and then the wait lasts until the next
+second (at most 1.2 s). It leaves in ``newer`` the ``find`` test the tree is asked with
+(``-cnewer``, or ``-newer`` where ``find`` has none)."""
 
 _BEFORE = """\
 cd {workdir} || exit 3
@@ -112,6 +114,20 @@ choose_newer
 find . -path ./.git -prune -o ! -type d "$newer" "$d/stamp" -print0 > "$d/new" 2>/dev/null
 GIT_LITERAL_PATHSPECS=1 xargs -0 -r git -c core.fsmonitor= ls-files -z --others -- < "$d/new" > "$d/untracked" 2>/dev/null
 bundle "$d/after" tracked new untracked gitmeta.after
+exit 0
+"""
+
+_FORESEEN = """\
+d={dir}
+[ -f "$d/tracked" ] && [ -f "$d/untracked" ] && [ -f "$d/around" ] || exit 1
+[ -s "$d/dirty" ] || [ -s "$d/future" ] && exit 1
+cmp -s "$d/gitmeta.before" "$d/gitmeta.after" || exit 1
+[ "$(wc -c < "$d/around" | tr -d ' ')" -le {limit} ] || exit 1
+[ "$(LC_ALL=C tr -d '\\000-\\177' < "$d/around" | wc -c | tr -d ' ')" = 0 ] || exit 1
+tr '\\000' '\\n' < "$d/tracked" | paste - - | LC_ALL=C sort > "$d/tracked.seen" || exit 1
+tr '\\000' '\\n' < "$d/untracked" | LC_ALL=C sort > "$d/untracked.seen" || exit 1
+printf '%s' '{tracked}' | cmp -s - "$d/tracked.seen" || exit 1
+printf '%s' '{untracked}' | cmp -s - "$d/untracked.seen" || exit 1
 exit 0
 """
 
@@ -275,6 +291,12 @@ class WorkTree:
         self._around = data if whole else None
         return own if found else output
 
+    @property
+    def record_printed(self) -> bool:
+        """Whether :meth:`take_around` found the record whole in the output it was given (else
+        :meth:`read_around` reads it from its file)."""
+        return self._around is not None
+
     def read_around(self) -> TreeChanges:
         """After a script run :meth:`around` it: the record taken before it, and what changed."""
         data = self._around if self._around is not None else self.read("around")
@@ -303,6 +325,21 @@ class WorkTree:
         for path in sorted(untracked - tracked):
             out.changes.append(PathChange(path, "added"))
         return out
+
+    def check_foreseen(self, tracked: Iterable[tuple[str, str]], added: Iterable[str], limit: int) -> str:
+        """Shell, for right after :meth:`around`'s command, that exits 0 only when the tree changed
+        as foretold: ``tracked`` (status ``M`` or ``D``, path) the tracked files that differ from
+        HEAD, ``added`` the untracked files, no file dirty or in the future before the patch,
+        ``.git`` unchanged, and the record at most ``limit`` bytes of ASCII (read whole from the
+        command's output). Paths are plain: no quote, backslash, tab or line end."""
+        return _FORESEEN.format(
+            dir=self.dir,
+            limit=int(limit),
+            tracked="".join(
+                f"{status}\t{path}\n" for status, path in sorted(tracked, key=lambda sp: f"{sp[0]}\t{sp[1]}")
+            ),
+            untracked="".join(f"{path}\n" for path in sorted(added)),
+        )
 
     def versions(self, path: str) -> tuple[str | None, str | None]:
         """A file's text at HEAD and in the tree now (None where it does not exist)."""

@@ -237,7 +237,7 @@ def test_the_checks_after_the_script_come_back_in_its_command(
         "forged-outermost": forge_and_kill("outermost", wait=2),
     }[case]
     afterwards = Afterwards("echo checked; pwd", limit=ctx.output_limit // 4)
-    log, code, after, _ = run_script_then(
+    log, code, after, *_ = run_script_then(
         task, sandbox, ctx, script, afterwards, path="/tmp/conf-eval.sh", command="sh /tmp/conf-eval.sh"
     )
     if case.startswith("forged"):
@@ -256,9 +256,9 @@ def test_a_command_before_the_script_comes_back_first_in_its_command(
     sandbox: Sandbox, tmp_path: Path, case: str
 ) -> None:
     """``run_script_then`` with an opening (the patch's apply): its output opens the command's and
-    comes back apart from the log; the script runs only when it exited 0; what ``then`` keeps in
-    the shell's memory reaches the checks after the script; output over the cap leaves the opening
-    to be read from its file."""
+    comes back apart from the log, with its exit status; the script runs only when it exited 0;
+    what ``then`` keeps in the shell's memory reaches the checks after the script; output over
+    the cap leaves the opening whole in the part kept from the start."""
     task = Task(family="swe-bench", instance_id="conf", image="-", workdir="/tmp")
     ctx = EvalContext(
         settings=benchmark_settings("swe-bench"), artifacts=tmp_path, timeout=60, output_limit=100_000
@@ -278,9 +278,11 @@ def test_a_command_before_the_script_comes_back_first_in_its_command(
     assert sandbox.read_file("/tmp/conf-open/a-1") == b"opened\nsecond line\n"
     if case == "fails":
         assert (ran.log, ran.exit_code, ran.after, ran.opened) == ("", 0, None, "opened\nsecond line\n")
+        assert ran.opening_status == 1
         return
     assert ran.after == "kept yes\n" and ran.log.startswith("script-ran\n") and ran.exit_code == 0
-    assert ran.opened == (None if case == "capped" else "opened\nsecond line\n")
+    # Capped, its output and line still lie in the part kept from the start: they are taken.
+    assert ran.opened == "opened\nsecond line\n" and ran.opening_status == 0
 
 
 def test_end_processes_spares_the_sandbox(sandbox: Sandbox) -> None:

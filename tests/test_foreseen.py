@@ -1,0 +1,200 @@
+"""The strict policy's apply in the eval command: what a patch's text foretells (``foresee``), and
+the check in the sandbox that the tree changed just so (``WorkTree.check_foreseen``), run on a real
+git repository by bash, dash and BusyBox's sh, with GNU's and BusyBox's tools."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gitrepo import ENV
+from gitrepo import commit_all
+from gitrepo import git
+from gitrepo import make_patch
+
+from pytest_swe.api.family import EvalContext
+from pytest_swe.api.task import Task
+from pytest_swe.grading.patching import apply_script
+from pytest_swe.grading.pipeline import Foreseen
+from pytest_swe.grading.pipeline import applies_with_script
+from pytest_swe.grading.pipeline import foresee
+from pytest_swe.grading.pipeline import integrity_of
+from pytest_swe.grading.tree import WorkTree
+
+from conftest import benchmark_settings
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+SHELLS = [["bash"], ["dash"], ["busybox", "sh"]]
+TOOLS = ("tr", "paste", "cmp", "sort", "wc", "cat")
+
+
+@pytest.fixture(
+    params=[(shell, tools) for shell in SHELLS for tools in ("gnu", "busybox")],
+    ids=lambda p: f"{'-'.join(p[0])}-{p[1]}",
+)
+def shell_env(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[list[str], dict[str, str]]:
+    shell, tools = request.param
+    if shutil.which(shell[0]) is None:
+        pytest.skip(f"{shell[0]} is not installed here")
+    env = {**os.environ, **ENV}
+    if tools == "busybox":
+        bin_dir = tmp_path / "busybox-bin"
+        bin_dir.mkdir()
+        for applet in TOOLS:
+            (bin_dir / applet).symlink_to(shutil.which("busybox") or "busybox")
+        env["PATH"] = f"{bin_dir}:{env['PATH']}"
+    return shell, env
+
+
+def make_repo(root: Path) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "core.py").write_text("def f():\n    return 1\n")
+    (root / "pkg" / "old.py").write_text("X = 1\n")
+    (root / "README").write_text("docs\n")
+    commit_all(root)
+    return root
+
+
+def ctx_for(tmp_path: Path, policy: str = "strict", **options: Any) -> EvalContext:
+    return EvalContext(
+        settings=benchmark_settings("swe-bench", eval={"policy": policy, "policy_options": options}),
+        artifacts=tmp_path / "artifacts",
+        timeout=60,
+        output_limit=1 << 20,
+    )
+
+
+def foretold(tmp_path: Path, patch: str, policy: str = "strict", test_patch: str = "") -> Foreseen | None:
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed", test_patch=test_patch)
+    return foresee(patch, integrity_of(task, ctx_for(tmp_path, policy)))
+
+
+FIX = {"pkg/core.py": "def f():\n    return 2\n", "pkg/util.py": "Y = 2\n", "pkg/old.py": None}
+
+
+def test_a_fix_is_foretold_as_it_will_change_the_tree(tmp_path: Path) -> None:
+    patch = make_patch(make_repo(tmp_path / "repo"), FIX)
+    seen = foretold(tmp_path, patch)
+    assert seen == Foreseen(tracked=(("D", "pkg/old.py"), ("M", "pkg/core.py")), added=("pkg/util.py",))
+    assert seen.patched == ["pkg/core.py", "pkg/util.py"]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"tests/test_core.py": "def test():\n    pass\n"},  # a test file: put back
+        {"pkg/conftest.py": "x = 1\n"},  # conftest: put back
+        {"newmod.py": "X = 1\n"},  # a new top-level module: judged against what is installed
+        {"pkg/it's.py": "X = 1\n"},  # a quote the check cannot say plainly
+        {"pkg/caf\u00e9.py": "X = 1\n"},  # not ASCII
+        {"setup.cfg": "[metadata]\nname = x\n"},  # its pytest settings are read from the tree
+    ],
+    ids=["test-file", "conftest", "top-level-module", "quote", "non-ascii", "setup-cfg"],
+)
+def test_what_the_text_cannot_foretell_is_applied_in_a_command_of_its_own(
+    tmp_path: Path, edit: dict[str, str | None]
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    patch = make_patch(repo, {"pkg/core.py": "def f():\n    return 2\n", **edit})
+    assert foretold(tmp_path, patch) is None
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
+    assert not applies_with_script(task, patch, ctx_for(tmp_path))
+    assert applies_with_script(task, patch, ctx_for(tmp_path, "official")) is ("setup.cfg" not in edit)
+
+
+def test_a_rename_a_symlink_and_a_patch_over_the_size_limit_are_not_foretold(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "mv", "pkg/old.py", "pkg/older.py")
+    git(repo, "add", "-A")
+    renamed = git(repo, "diff", "--cached", "-M", "HEAD")
+    git(repo, "reset", "-q", "--hard", "HEAD")
+    assert "rename from" in renamed and foretold(tmp_path, renamed) is None
+    (repo / "pkg" / "link.py").symlink_to("core.py")
+    git(repo, "add", "-A")
+    link = git(repo, "diff", "--cached", "HEAD")
+    git(repo, "reset", "-q", "--hard", "HEAD")
+    (repo / "pkg" / "link.py").unlink(missing_ok=True)
+    assert "120000" in link and foretold(tmp_path, link) is None
+    patch = make_patch(repo, FIX)
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
+    assert applies_with_script(task, patch, ctx_for(tmp_path))
+    assert not applies_with_script(task, patch, ctx_for(tmp_path, max_patch_bytes=10))
+    assert (
+        foretold(tmp_path, make_patch(repo, FIX), test_patch=make_patch(repo, {"pkg/util.py": "Z = 3\n"}))
+        is None
+    )
+
+
+def check(
+    shell_env: tuple[list[str], dict[str, str]],
+    tmp_path: Path,
+    patch: str,
+    seen: Foreseen,
+    *,
+    before: str = "",
+    after: str = "",
+    limit: int = 1 << 20,
+) -> tuple[int, str]:
+    """The apply inside the tree's record and read-back, then the check, as the eval command runs
+    them: ``before`` runs in the repository first (the image's state), ``after`` between the apply
+    and the check (what else the apply did)."""
+    shell, env = shell_env
+    repo = tmp_path / "repo"
+    patch_file = tmp_path / "patch.diff"
+    patch_file.write_text(patch)
+    tree = WorkTree(None, str(repo), str(tmp_path / "t"), 60)  # type: ignore[arg-type]  # only its scripts
+    applied = f"( {apply_script(str(repo), path=str(patch_file))}\n) || exit $?\ncd {repo}\n{after}\nexit 0\n"
+    command = (
+        f"cd {repo}\n{before}\n( {tree.around(applied)}\n) > {tmp_path}/out 2>&1 || exit $?\n"
+        f"( {tree.check_foreseen(seen.tracked, seen.added, limit)}\n)"
+    )
+    done = subprocess.run([*shell, "-c", command], env=env, capture_output=True, text=True, check=False)
+    return done.returncode, done.stderr
+
+
+def test_the_tree_as_foretold_passes_the_check(
+    tmp_path: Path, shell_env: tuple[list[str], dict[str, str]]
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    patch = make_patch(repo, FIX)
+    seen = foretold(tmp_path, patch)
+    assert seen is not None
+    assert check(shell_env, tmp_path, patch, seen) == (0, "")
+    assert (repo / "pkg" / "util.py").exists() and not (repo / "pkg" / "old.py").exists()
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "another-foretelling",
+        "extra-file",
+        "dirty-before",
+        "git-changed",
+        "not-ascii",
+        "over-limit",
+        "nothing-new",
+    ],
+)
+def test_a_tree_not_as_foretold_fails_the_check(
+    tmp_path: Path, shell_env: tuple[list[str], dict[str, str]], case: str
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    patch = make_patch(repo, FIX)
+    seen = foretold(tmp_path, patch)
+    assert seen is not None
+    kwargs: dict[str, Any] = {
+        "another-foretelling": {"seen": Foreseen(tracked=(("M", "pkg/core.py"),), added=("pkg/util.py",))},
+        "extra-file": {"after": ": > pkg/core.py.orig"},  # what patch leaves beside a file it fuzzed
+        "dirty-before": {"before": "echo changed >> README"},
+        "git-changed": {"after": "printf '#!/bin/sh\\n' > .git/hooks/post-checkout"},
+        "not-ascii": {"before": "git branch \"caf$(printf '\\351')\""},  # a name the record lists
+        "over-limit": {"limit": 10},
+        "nothing-new": {"seen": Foreseen(tracked=seen.tracked, added=())},
+    }[case]
+    code, _ = check(shell_env, tmp_path, patch, kwargs.pop("seen", seen), **kwargs)
+    assert code == 1
