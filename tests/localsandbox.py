@@ -8,10 +8,12 @@ import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pytest_swe.api.sandbox import CleanupResult
 from pytest_swe.api.sandbox import ExecResult
 from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.providers.docker.stream import CappedBuffer
 
 
 class LocalSandbox:
@@ -77,3 +79,13 @@ class LocalSandbox:
 
     def close(self) -> CleanupResult:
         return CleanupResult(True)
+
+
+class CappingSandbox(LocalSandbox):
+    """Bash here, its output capped as the Docker provider caps it (head and tail kept)."""
+
+    def exec(self, command: str, **kwargs: Any) -> ExecResult:
+        result = super().exec(command, **{**kwargs, "output_limit": None})
+        buffer = CappedBuffer(kwargs.get("output_limit") or 1 << 30)
+        buffer.add(result.output.encode())
+        return ExecResult(result.exit_code, buffer.text(), truncated_bytes=buffer.dropped)

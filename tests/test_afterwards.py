@@ -6,33 +6,21 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 from forged_checks import FORGE
 from forged_checks import forge_and_kill
+from localsandbox import CappingSandbox
 from localsandbox import LocalSandbox
 
 from pytest_swe.api.family import EvalContext
-from pytest_swe.api.sandbox import ExecResult
 from pytest_swe.api.task import Task
 from pytest_swe.grading.run import Afterwards
 from pytest_swe.grading.run import run_script_then
-from pytest_swe.providers.docker.stream import CappedBuffer
 
 from conftest import benchmark_settings
 
 AFTER = "echo after-a\necho after-b\n"
-
-
-class CappingSandbox(LocalSandbox):
-    """Bash here, its output capped as the Docker provider caps it (head and tail kept)."""
-
-    def exec(self, command: str, **kwargs: Any) -> ExecResult:
-        result = super().exec(command, **{**kwargs, "output_limit": None})
-        buffer = CappedBuffer(kwargs.get("output_limit") or 1 << 30)
-        buffer.add(result.output.encode())
-        return ExecResult(result.exit_code, buffer.text(), truncated_bytes=buffer.dropped)
 
 
 def run(

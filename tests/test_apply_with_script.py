@@ -17,7 +17,7 @@ import pytest
 from gitrepo import ENV
 from gitrepo import commit_all
 from gitrepo import make_patch
-from localsandbox import LocalSandbox
+from localsandbox import CappingSandbox
 
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.task import Task
@@ -26,7 +26,6 @@ from pytest_swe.grading.pipeline import EvalRun
 from pytest_swe.grading.pipeline import applies_with_script
 from pytest_swe.grading.pipeline import integrity_of
 from pytest_swe.grading.probe import PROBE_ROOT
-from pytest_swe.providers.docker.stream import CappedBuffer
 
 from conftest import benchmark_settings
 
@@ -46,20 +45,11 @@ echo done
 """
 
 
-class GitSandbox(LocalSandbox):
+class GitSandbox(CappingSandbox):
     """Bash here with git's identity set, its output capped as the Docker provider caps it."""
 
     def exec(self, command: str, **kwargs: Any) -> Any:
-        limit = kwargs.get("output_limit")
-        result = super().exec(command, **{**kwargs, "env": {**ENV, **(kwargs.get("env") or {})}})
-        if limit:
-            buffer = CappedBuffer(limit)
-            buffer.add(result.output.encode())
-            result.output, result.truncated_bytes = buffer.text(), buffer.dropped
-        return result
-
-    def read_file(self, path: str) -> bytes:
-        return Path(path).read_bytes()
+        return super().exec(command, **{**kwargs, "env": {**ENV, **(kwargs.get("env") or {})}})
 
 
 def make_repo(root: Path, latin1_name: bool = False) -> Path:
