@@ -70,6 +70,7 @@ from .spec import GRADED_LOG
 from .spec import POLICY_VERSION
 from .spec import STRICT
 from .spec import ProbeSpec
+from .tree import TreeChanges
 from .tree import WorkTree
 
 APPLY_TIMEOUT = 300.0
@@ -236,6 +237,15 @@ def apply_model_patch(
     return _take_apply(task, ctx, verdict, tree, applied, commands)
 
 
+def _record_apply(ctx: EvalContext, verdict: Verdict, tree: WorkTree, applied: ApplyResult) -> TreeChanges:
+    """The apply's outcome on the verdict and in ``apply.log``, and what the tree's record read back."""
+    changed = tree.read_around()
+    ctx.save("apply.log", applied.log)
+    verdict.patch_applied = applied.applied
+    verdict.apply_method = applied.method
+    return changed
+
+
 def _take_apply(
     task: Task,
     ctx: EvalContext,
@@ -247,10 +257,7 @@ def _take_apply(
     """The apply's outcome on the verdict, and what the patch changed read back from the tree
     (:meth:`WorkTree.around` ran around the apply): ``.git`` changed, paths to neutralize."""
     integrity = integrity_of(task, ctx)
-    changed = tree.read_around()
-    ctx.save("apply.log", applied.log)
-    verdict.patch_applied = applied.applied
-    verdict.apply_method = applied.method
+    changed = _record_apply(ctx, verdict, tree, applied)
     if not applied.applied:
         verdict.reasons.append(
             "the patch did not apply (" + ", ".join(c.split(" {path}")[0] for c in commands) + ")"
@@ -452,7 +459,7 @@ def patch_and_run(
     command: str | None = None,
     probe_spec: ProbeSpec | None = None,
     self_applying: bool = False,
-    applied_with_script: bool | None = None,
+    applied_with_script: bool = True,
 ) -> EvalRun:
     """Stages 1-3: apply the patch (neutralizing what a fix cannot need), then run ``script``.
 
@@ -465,15 +472,18 @@ def patch_and_run(
     log checked after it, and the tree is not neutralized. The family writes the patch where its
     script reads it before calling this.
 
-    ``applied_with_script``: apply the patch in the eval script's own command, as its first step
-    (:func:`applies_with_script` decides when None).
+    ``applied_with_script``: apply the patch in the eval script's own command, as its first step,
+    where :func:`applies_with_script` allows it (False: always in a command of its own).
     """
     verdict = start_verdict(patch, grader)
     run = EvalRun(verdict)
     if self_applying:
         return _run_self_applying(task, patch, sandbox, ctx, script, run, path)
-    if applied_with_script if applied_with_script is not None else applies_with_script(task, patch, ctx):
-        return _apply_and_run(task, patch, sandbox, ctx, script, run, commands, path, command, probe_spec)
+    allowed, foreseen = _in_one_command(task, patch, ctx)
+    if applied_with_script and allowed:
+        return _apply_and_run(
+            task, patch, sandbox, ctx, script, run, commands, path, command, probe_spec, foreseen
+        )
     with ctx.timed("apply"):
         applied = apply_model_patch(task, patch, sandbox, ctx, verdict, commands=commands)
     if not applied:
@@ -490,13 +500,21 @@ def applies_with_script(task: Task, patch: str, ctx: EvalContext) -> bool:
     changed and puts back those a fix cannot need) when the patch's text foretells it
     (:func:`foresee`). Not for an empty patch, nor one that names a file whose pytest settings the
     host reads as the patch left them (:data:`SECTIONED_FILES`: the script may change it first)."""
+    return _in_one_command(task, patch, ctx)[0]
+
+
+def _in_one_command(task: Task, patch: str, ctx: EvalContext) -> tuple[bool, Foreseen | None]:
+    """:func:`applies_with_script`, and under ``strict`` what the patch foretells (read once)."""
     integrity = integrity_of(task, ctx)
     if not patch.strip() or any(name in patch for name in SECTIONED_FILES):
-        return False
-    if integrity.strict:
-        limit = ctx.settings.eval.policy_options.max_patch_bytes
-        return (limit is None or len(patch_bytes(patch)) <= limit) and foresee(patch, integrity) is not None
-    return True
+        return False, None
+    if not integrity.strict:
+        return True, None
+    limit = ctx.settings.eval.policy_options.max_patch_bytes
+    if limit is not None and len(patch_bytes(patch)) > limit:
+        return False, None
+    foreseen = foresee(patch, integrity)
+    return foreseen is not None, foreseen
 
 
 _FORESEEABLE_PATH = re.compile(r"[A-Za-z0-9._+@,=-][A-Za-z0-9._+@,=/ -]*")
@@ -556,7 +574,7 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
             return None
     if not files:
         return None
-    return Foreseen(tuple(sorted(tracked, key=lambda sp: f"{sp[0]}\t{sp[1]}")), tuple(sorted(added)))
+    return Foreseen(tuple(sorted(tracked)), tuple(sorted(added)))
 
 
 def _apply_and_run(
@@ -570,6 +588,7 @@ def _apply_and_run(
     path: str,
     command: str | None,
     probe_spec: ProbeSpec | None,
+    foreseen: Foreseen | None,
 ) -> EvalRun:
     """The patch applied (inside the tree's record and read-back) as the first step of the eval
     script's command, the script run only when it applied, and the checks after it, in one command.
@@ -582,7 +601,6 @@ def _apply_and_run(
     verdict = run.verdict
     integrity = integrity_of(task, ctx)
     integrity.add(inspect(patch))
-    foreseen = foresee(patch, integrity) if integrity.strict else None
     guard = min(ctx.timeout, GUARD_TIMEOUT)
     token = secrets.token_hex(6)
     tree = WorkTree(sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{token}", guard)
@@ -647,10 +665,7 @@ def _check_foreseen(
     as the host reads it (the record printed before the tests ran), or no verdict at all."""
     integrity = integrity_of(task, ctx)
     whole = tree.record_printed
-    changed = tree.read_around()
-    ctx.save("apply.log", applied.log)
-    verdict.patch_applied = applied.applied
-    verdict.apply_method = applied.method
+    changed = _record_apply(ctx, verdict, tree, applied)
     seen = {(c.path, c.kind) for c in changed.changes}
     if (
         not whole

@@ -335,9 +335,7 @@ class WorkTree:
         return _FORESEEN.format(
             dir=self.dir,
             limit=int(limit),
-            tracked="".join(
-                f"{status}\t{path}\n" for status, path in sorted(tracked, key=lambda sp: f"{sp[0]}\t{sp[1]}")
-            ),
+            tracked="".join(f"{status}\t{path}\n" for status, path in sorted(tracked)),
             untracked="".join(f"{path}\n" for path in sorted(added)),
         )
 
