@@ -104,11 +104,15 @@ def evaluate(
     extra: str = "",
     output_limit: int = 1 << 20,
     latin1_name: bool = False,
+    policy: str = "official",
+    dirty: bool = False,
 ) -> tuple[EvalRun, EvalContext, GitSandbox]:
     repo = make_repo(root / "repo", latin1_name)
+    if dirty:  # a tracked file the image's tree holds changed, not committed
+        (repo / "pkg" / "old.py").write_text("X = 2\n")
     task = Task(family="swe-bench", instance_id="t", image="local", workdir=str(repo))
     ctx = EvalContext(
-        settings=benchmark_settings("swe-bench", eval={"policy": "official"}),
+        settings=benchmark_settings("swe-bench", eval={"policy": policy}),
         artifacts=root / "artifacts",
         timeout=60,
         output_limit=output_limit,
@@ -151,6 +155,10 @@ def test_applied_in_the_script_command_the_outcome_is_as_applied_on_its_own(
     assert outcome(fused, fused_ctx) == expected
     assert expected["applied"] is (case != "not-applying") and expected["ran"] is (case != "not-applying")
     assert len(fused_box.commands) == len(alone_box.commands) - (1 if expected["ran"] else 0)
+    assert (fused.verdict.extra["apply_in"], alone.verdict.extra["apply_in"]) == (
+        "eval_command",
+        "own_command",
+    )
     if case == "fuzz":
         assert expected["method"].startswith("patch --batch")
     if case == "new-test-and-conftest":
@@ -214,6 +222,23 @@ def test_a_record_that_is_not_utf8_is_read_from_its_file(tmp_path: Path, locked:
     assert outcome(fused, fused_ctx) == outcome(alone, alone_ctx)
     assert fused.ran
     assert len(box.commands) == 1  # the file was read, not run again
+
+
+@pytest.mark.parametrize("dirty", [False, True], ids=["as-foretold", "dirty-tree"])
+def test_under_strict_a_tree_not_as_foretold_runs_the_script_in_a_second_command(
+    tmp_path: Path, locked: None, dirty: bool
+) -> None:
+    """Under ``strict`` a clean fix is foretold by its text; on a tree that was dirty before the
+    patch the check in the eval command fails, the script does not run there, and runs once in a
+    second command. The verdict says which (``apply_in``); the outcome is the same."""
+    patch = patches(make_repo(tmp_path / "source"))["clean"]
+    extra = f"echo ran >> {tmp_path}/runs"
+    run, ctx, box = evaluate(tmp_path / "e", patch, fused=True, policy="strict", dirty=dirty, extra=extra)
+    assert run.ran and run.verdict.patch_applied and run.verdict.reasons == []
+    assert (tmp_path / "runs").read_text() == "ran\n"
+    assert len(box.commands) == (2 if dirty else 1)
+    assert run.verdict.extra["apply_in"] == ("eval_command_not_foretold" if dirty else "eval_command")
+    assert "Applied Patch" in Path(ctx.saved["apply.log"]).read_text()
 
 
 def test_when_the_patch_is_applied_in_the_script_command(tmp_path: Path) -> None:

@@ -65,6 +65,7 @@ def test_gold_resolves_every_demo_instance(swe_project: SweProject, demo_images:
         assert case.properties["reward"] == "1.0" and case.properties["resolved"] == "true"
         assert case.properties["masked"] == "false" and case.properties["error_kind"] == ""
         assert case.properties["f2p_passed"] == case.properties["f2p_total"] != "0"
+        assert case.properties["apply_in"] == "eval_command"  # every gold patch is foretold by its text
         assert Path(case.properties["eval_log_path"]).is_file()
         verdict = json.loads(Path(case.properties["verdict_path"]).read_text())
         assert verdict["resolved"] is True and verdict["resolution"] == "RESOLVED_FULL"
@@ -91,7 +92,7 @@ def test_empty_resolves_none(swe_project: SweProject, demo_images: list[str]) ->
     for case in run.cases:
         assert case.outcome == "failed"
         assert case.properties["reward"] == "0.0" and case.properties["masked"] == "false"
-        assert "the patch is empty" in case.message
+        assert "the patch is empty" in case.message and "apply_in" not in case.properties
         first_f2p = json.loads(rows[case.instance_id]["FAIL_TO_PASS"])[0]
         assert first_f2p in case.message  # the failure names the failing tests
     summary = subprocess.run(

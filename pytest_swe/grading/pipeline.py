@@ -78,8 +78,19 @@ GUARD_TIMEOUT = 120.0
 StatusMap = Mapping[str, str]
 _CANARY_EXIT = re.compile(r"(>>>>> Test Exit Code: )1\b")
 EMPTY_PATCH_REASON = "the patch is empty"
-INTEGRITY_KEYS = ("policy", "neutralized", "probe")
-"""``Verdict.extra`` entries of the live run's integrity checks, kept by a re-grade."""
+APPLY_IN = "apply_in"
+"""``Verdict.extra``'s record of the command the patch was applied in (the ``apply_in`` property)."""
+INTEGRITY_KEYS = ("policy", "neutralized", "probe", APPLY_IN)
+"""``Verdict.extra`` entries of the live run's integrity checks and apply, kept by a re-grade."""
+IN_EVAL_COMMAND = "eval_command"
+"""The apply was the eval command's first step, and the script (if the patch applied) ran in it."""
+IN_OWN_COMMAND = "own_command"
+"""The apply was a command of its own, the script a second one."""
+NOT_AS_FORETOLD = "eval_command_not_foretold"
+"""The apply was the eval command's first step, the tree was not what the patch's text foretold,
+so the script did not run there, and ran in a second command."""
+IN_SCRIPT = "eval_script"
+"""The family's eval script applies the patch itself (Multi-SWE-bench's ``fix-run.sh``)."""
 
 
 @dataclass
@@ -224,6 +235,7 @@ def apply_model_patch(
     guard = min(ctx.timeout, GUARD_TIMEOUT)
     tree = WorkTree(sandbox, task.workdir, f"{probe.PROBE_ROOT}/t-{secrets.token_hex(6)}", guard)
     ctx.tree = tree
+    verdict.extra[APPLY_IN] = IN_OWN_COMMAND
     # The tree recorded before the patch and read back after it, in the same command as the apply.
     applied = apply_patch(
         sandbox,
@@ -478,9 +490,12 @@ def patch_and_run(
     verdict = start_verdict(patch, grader)
     run = EvalRun(verdict)
     if self_applying:
+        if verdict.patch_exists:
+            verdict.extra[APPLY_IN] = IN_SCRIPT
         return _run_self_applying(task, patch, sandbox, ctx, script, run, path)
     allowed, foreseen = _in_one_command(task, patch, ctx)
     if applied_with_script and allowed:
+        verdict.extra[APPLY_IN] = IN_EVAL_COMMAND
         return _apply_and_run(
             task, patch, sandbox, ctx, script, run, commands, path, command, probe_spec, foreseen
         )
@@ -642,6 +657,7 @@ def _apply_and_run(
         _forget_script(ctx, path)
         return run
     elif foreseen is not None:  # applied, but not as foretold: the script did not run
+        verdict.extra[APPLY_IN] = NOT_AS_FORETOLD
         _forget_script(ctx, path)
         return _run_applied(task, sandbox, ctx, script, run, path, command, probe_spec)
     run.raw_log, run.exit_code, run.ran = ran.log, ran.exit_code, True

@@ -174,6 +174,8 @@ def verdict_properties(verdict: Verdict) -> dict[str, Any]:
         "log_valid": verdict.log_valid,
         "test_exit_code": "" if verdict.test_exit_code is None else verdict.test_exit_code,
     }
+    if verdict.extra.get("apply_in"):
+        props["apply_in"] = verdict.extra["apply_in"]
     if verdict.tamper:
         props["tamper"] = "; ".join(verdict.tamper)
     if verdict.extra.get("neutralized"):

@@ -408,6 +408,7 @@ def test_wrong_patch_fails_naming_the_broken_test(swe_project: SweProject, mswb_
     run = swe_project.run("benchmarks/", "--swe-predictions", str(PREDICTIONS))
     case = run.by_id["acme__tally-12"]
     assert case.outcome == "failed" and case.properties["patch_applied"] == "true"
+    assert case.properties["apply_in"] == "eval_script"  # fix-run.sh applies the patch itself
     assert (
         "passed with the test patch but fail with the fix (PASS->FAIL): tests/test_counter.py::test_total"
         in case.message

@@ -45,6 +45,8 @@ class Result:
     """The JUnit outcome: passed (resolved), failed, error, skipped; ``missing`` if no testcase."""
     reward: float
     message: str
+    apply_in: str = ""
+    """Which command applied the patch (the item's ``apply_in`` property; empty where none did)."""
 
     @property
     def rewarded(self) -> bool:
@@ -158,7 +160,9 @@ def replay(
             results.append(Result(entry, "missing", 0.0, "no testcase in the JUnit file"))
         else:
             reward = float(case.properties.get("reward", "0") or 0)
-            results.append(Result(entry, case.outcome, reward, case.message))
+            results.append(
+                Result(entry, case.outcome, reward, case.message, case.properties.get("apply_in", ""))
+            )
     return Replay(results, seconds, proc.returncode, proc.stdout[-6000:] + proc.stderr[-3000:])
 
 
