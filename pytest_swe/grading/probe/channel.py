@@ -671,6 +671,52 @@ def _runs_through_pyfunc_call(item):
     return False
 
 
+_TREES_KEPT = 8
+
+
+def _one_parse_per_source():
+    """pytest parses a file's whole source again for each failure it draws a traceback of
+    (``getstatementrange_ast``, with a tree cache that lives for one failure), and the echo copies
+    and the must-fail canary fail by design: up to eleven parses of each graded test file, seconds
+    for a file of thousands of lines. A tree parsed from the same text is handed back instead, so
+    the traceback drawn is the same and the file is parsed once. pytest 3 imports the function in
+    the method that uses it, later ones at the top of ``_pytest._code.code``: both names are set."""
+    try:
+        from _pytest._code import source as source_module
+    except Exception:
+        return
+    original = getattr(source_module, "getstatementrange_ast", None)
+    if not callable(original) or getattr(original, "_swe_one_parse", False):
+        return
+    trees = []  # (text, tree), the latest used last
+
+    def getstatementrange_ast(lineno, source, assertion=False, astnode=None):
+        if astnode is not None:
+            return original(lineno, source, assertion, astnode)
+        try:
+            text = str(source)
+        except Exception:
+            return original(lineno, source, assertion, astnode)
+        for entry in list(trees):
+            if entry[0] == text:
+                trees.remove(entry)  # the latest used last: a failing statement's own text, parsed
+                trees.append(entry)  # too, does not push its file's tree out
+                return original(lineno, source, assertion, entry[1])
+        found = original(lineno, source, assertion, None)
+        trees.append((text, found[0]))
+        del trees[:-_TREES_KEPT]
+        return found
+
+    getstatementrange_ast._swe_one_parse = True
+    code_module = sys.modules.get("_pytest._code.code")
+    if getattr(code_module, "getstatementrange_ast", None) is original:
+        code_module.getstatementrange_ast = getstatementrange_ast
+    source_module.getstatementrange_ast = getstatementrange_ast
+
+
+_one_parse_per_source()
+
+
 @pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -1,0 +1,136 @@
+"""The result channel parses each failing file once for pytest's tracebacks: the echo copies and
+the must-fail canary fail by design, and pytest parses a file's whole source again for every
+failure it draws. Real pytest processes, the channel as shipped: the log is the same with and
+without it, and the count of those parses drops to one per file."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_swe.grading import probe
+
+MODULE = "swe_channel_tracebacks"
+
+COUNTING_CONFTEST = """
+    import ast
+    import os
+
+    _parse = ast.parse
+    _count = [0]
+
+    def _counting(source, filename="<unknown>", *args, **kwargs):
+        # pytest's parse of a whole file for a traceback (a failing statement's own text, which
+        # it also parses, does not hold the file's first line)
+        if filename == "source" and "import pytest" in str(source):
+            _count[0] += 1
+        return _parse(source, filename, *args, **kwargs)
+
+    ast.parse = _counting
+
+    def pytest_unconfigure(config):
+        with open(os.environ["PARSES_OUT"], "w") as fh:
+            fh.write(str(_count[0]))
+"""
+
+
+def big_test_file(helpers: int, failing: int) -> str:
+    """A test file of many lines with ``failing`` tests whose last assert fails, as an echo copy's does."""
+    lines = ["import pytest", ""]
+    for i in range(helpers):
+        lines += [f"def helper_{i}(x):", f"    return x + {i}", "", ""]
+    for i in range(failing):
+        lines += [f"def test_copy_{i}():", f"    assert helper_{i}(1) == {i + 1000}", "", ""]
+    lines += ["def test_passes():", "    assert helper_0(1) == 1", ""]
+    return "\n".join(lines)
+
+
+FILES = {
+    "tests/test_big.py": big_test_file(helpers=1500, failing=6),
+    "tests/test_small.py": """
+        import pytest
+
+        @pytest.mark.parametrize("x, expected", [(1, 2), (2, 3)])
+        def test_rows(x, expected):
+            assert x + 1 == expected + 7
+
+        class TestKind:
+            def test_method(self):
+                value = {"a": 1}
+                assert value == {"a": 2}
+    """,
+    "conftest.py": COUNTING_CONFTEST,
+}
+
+
+def run(tmp_path: Path, name: str, channel: bool, tb: str) -> tuple[str, int]:
+    """pytest on the project, with the channel loaded as the eval loads it (or not): the log
+    without its timing, and how many times pytest parsed a file for a traceback."""
+    project = tmp_path / "project"
+    if not project.exists():
+        for rel, text in FILES.items():
+            (project / rel).parent.mkdir(parents=True, exist_ok=True)
+            (project / rel).write_text(textwrap.dedent(text))
+    plugins = tmp_path / "plugins"
+    if not plugins.exists():
+        plugins.mkdir()
+        plan = probe.Plan(
+            repo=str(project), dir=str(tmp_path), token="t", graded=[{"path": "tests/test_big.py"}]
+        )
+        plan.channel = {"enable": True, "module": MODULE, "out": str(tmp_path / "channel.jsonl")}
+        (plugins / f"{MODULE}.py").write_text(probe.channel_source(plan))
+    parses = tmp_path / f"parses-{name}"
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{plugins}:{project}",
+        "PARSES_OUT": str(parses),
+        "PYTEST_ADDOPTS": f"-p {MODULE}" if channel else "",
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-rA",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:swe",
+            f"--tb={tb}",
+            "tests",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    log = re.sub(r" in [0-9.]+s\b.*", "", done.stdout)
+    log = re.sub(r"^plugins: .*$", "", log, flags=re.M)
+    log = re.sub(r" at 0x[0-9a-f]+>", " at ADDRESS>", log)  # a method's ``self`` argument
+    return log, int(parses.read_text())
+
+
+@pytest.mark.parametrize("tb", ["auto", "long", "short"])
+def test_the_log_is_the_same_and_each_failing_file_is_parsed_once(tmp_path: Path, tb: str) -> None:
+    plain, plain_parses = run(tmp_path, "plain", channel=False, tb=tb)
+    with_channel, channel_parses = run(tmp_path, "channel", channel=True, tb=tb)
+    assert with_channel == plain
+    assert "9 failed, 1 passed" in plain and "assert (1 + 1) == (2 + 7)" in plain
+    assert "assert helper_5(1) == 1005" in plain  # the failing statement drawn from the big file
+    assert plain_parses >= 9  # at least once per failure drawn
+    assert channel_parses == 2  # once per file
+
+
+def test_no_traceback_drawn_parses_nothing(tmp_path: Path) -> None:
+    plain, plain_parses = run(tmp_path, "plain", channel=False, tb="no")
+    with_channel, channel_parses = run(tmp_path, "channel", channel=True, tb="no")
+    assert with_channel == plain and plain_parses == channel_parses == 0
