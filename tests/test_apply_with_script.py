@@ -6,6 +6,7 @@ strict policy would put back, and eval scripts that move HEAD and rewrite the ap
 from __future__ import annotations
 
 import fcntl
+import glob
 import os
 import re
 import shutil
@@ -22,10 +23,13 @@ from localsandbox import CappingSandbox
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.task import Task
 from pytest_swe.grading import patch_and_run
+from pytest_swe.grading.paths import SHADOWABLE
+from pytest_swe.grading.paths import installed_module
 from pytest_swe.grading.pipeline import EvalRun
 from pytest_swe.grading.pipeline import applies_with_script
 from pytest_swe.grading.pipeline import integrity_of
 from pytest_swe.grading.probe import PROBE_ROOT
+from pytest_swe.grading.tree import SITE_DIR_GLOBS
 
 from conftest import benchmark_settings
 
@@ -239,6 +243,54 @@ def test_under_strict_a_tree_not_as_foretold_runs_the_script_in_a_second_command
     assert len(box.commands) == (2 if dirty else 1)
     assert run.verdict.extra["apply_in"] == ("eval_command_not_foretold" if dirty else "eval_command")
     assert "Applied Patch" in Path(ctx.saved["apply.log"]).read_text()
+
+
+def installed_here() -> str | None:
+    """A module the site directories the tree's record lists hold here (as in an image), that the
+    policy does not guard by name."""
+    for pattern in SITE_DIR_GLOBS:
+        for site in sorted(glob.glob(pattern)):
+            for entry in sorted(os.listdir(site)):
+                module = installed_module(entry)
+                if (
+                    module
+                    and module.isidentifier()
+                    and module not in SHADOWABLE
+                    and not module.startswith("_")
+                ):
+                    return module
+    return None
+
+
+@pytest.mark.parametrize("module", ["reproduce_issue", "installed"])
+def test_under_strict_a_new_top_level_module_is_applied_in_the_eval_command_unless_installed(
+    tmp_path: Path, locked: None, module: str
+) -> None:
+    """An agent's reproduction script at the repository's top goes in the eval command; a new
+    module of a name the image has installed fails the check there, and is put back as shadowing
+    it, as it would be with the apply in a command of its own."""
+    name = installed_here() if module == "installed" else module
+    if name is None:
+        pytest.skip("no installed module in this machine's site directories")
+    source = make_repo(tmp_path / "source")
+    fixed = (source / "pkg" / "core.py").read_text().replace("return 3\n", "return 33\n")
+    patch = make_patch(source, {"pkg/core.py": fixed, f"{name}.py": "print('reproduced')\n"})
+    run, ctx, box = evaluate(tmp_path / "e", patch, fused=True, policy="strict")
+    assert run.ran and run.verdict.patch_applied
+    neutralized = [
+        str(p)
+        for p in integrity_of(Task(family="swe-bench", instance_id="t", image="local"), ctx).neutralized
+    ]
+    if module == "installed":
+        assert run.verdict.extra["apply_in"] == "eval_command_not_foretold" and len(box.commands) > 1
+        assert any(f"{name}.py" in p and "shadows the installed one" in p for p in neutralized), neutralized
+        assert (
+            f"{name}.py" not in run.log
+        )  # put back before the tests: the script's git status shows no such file
+    else:
+        assert run.verdict.extra["apply_in"] == "eval_command" and len(box.commands) == 1
+        assert neutralized == []
+        assert f"?? {name}.py" in run.log  # the script's git status shows it kept
 
 
 def test_when_the_patch_is_applied_in_the_script_command(tmp_path: Path) -> None:

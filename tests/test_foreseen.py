@@ -15,10 +15,13 @@ from gitrepo import ENV
 from gitrepo import commit_all
 from gitrepo import git
 from gitrepo import make_patch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.task import Task
 from pytest_swe.grading.patching import apply_script
+from pytest_swe.grading.paths import installed_module
 from pytest_swe.grading.pipeline import Foreseen
 from pytest_swe.grading.pipeline import applies_with_script
 from pytest_swe.grading.pipeline import foresee
@@ -30,7 +33,7 @@ from conftest import benchmark_settings
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 SHELLS = [["bash"], ["dash"], ["busybox", "sh"]]
-TOOLS = ("tr", "paste", "cmp", "sort", "wc", "cat")
+TOOLS = ("tr", "paste", "cmp", "sort", "wc", "cat", "cut", "grep")
 
 
 @pytest.fixture(
@@ -89,12 +92,13 @@ def test_a_fix_is_foretold_as_it_will_change_the_tree(tmp_path: Path) -> None:
     [
         {"tests/test_core.py": "def test():\n    pass\n"},  # a test file: put back
         {"pkg/conftest.py": "x = 1\n"},  # conftest: put back
-        {"newmod.py": "X = 1\n"},  # a new top-level module: judged against what is installed
+        {"json.py": "X = 1\n"},  # a new top-level module of a name the policy always guards
+        {"my-tool.py": "X = 1\n"},  # a new top-level name no import statement can take
         {"pkg/it's.py": "X = 1\n"},  # a quote the check cannot say plainly
         {"pkg/caf\u00e9.py": "X = 1\n"},  # not ASCII
         {"setup.cfg": "[metadata]\nname = x\n"},  # its pytest settings are read from the tree
     ],
-    ids=["test-file", "conftest", "top-level-module", "quote", "non-ascii", "setup-cfg"],
+    ids=["test-file", "conftest", "shadowing-module", "not-an-identifier", "quote", "non-ascii", "setup-cfg"],
 )
 def test_what_the_text_cannot_foretell_is_applied_in_a_command_of_its_own(
     tmp_path: Path, edit: dict[str, str | None]
@@ -105,6 +109,27 @@ def test_what_the_text_cannot_foretell_is_applied_in_a_command_of_its_own(
     task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
     assert not applies_with_script(task, patch, ctx_for(tmp_path))
     assert applies_with_script(task, patch, ctx_for(tmp_path, "official")) is ("setup.cfg" not in edit)
+
+
+def test_a_new_top_level_module_is_foretold_with_its_name(tmp_path: Path) -> None:
+    """An agent's reproduction script at the repository's top, a new package, a new module under
+    ``src``: foretold, with the names the check in the sandbox looks for among the installed ones."""
+    repo = make_repo(tmp_path / "repo")
+    patch = make_patch(
+        repo,
+        {
+            **FIX,
+            "reproduce_issue.py": "print(1)\n",
+            "newpkg/__init__.py": "",
+            "newpkg/core.py": "Z = 3\n",
+            "src/extra.py": "Y = 1\n",
+            "notes.txt": "a note\n",
+        },
+    )
+    seen = foretold(tmp_path, patch)
+    assert seen is not None
+    assert seen.new_modules == ("extra", "newpkg", "reproduce_issue")
+    assert "reproduce_issue.py" in seen.added and "notes.txt" in seen.added
 
 
 def test_a_rename_a_symlink_and_a_patch_over_the_size_limit_are_not_foretold(tmp_path: Path) -> None:
@@ -151,7 +176,7 @@ def check(
     applied = f"( {apply_script(str(repo), path=str(patch_file))}\n) || exit $?\ncd {repo}\n{after}\nexit 0\n"
     command = (
         f"cd {repo}\n{before}\n( {tree.around(applied)}\n) > {tmp_path}/out 2>&1 || exit $?\n"
-        f"( {tree.check_foreseen(seen.tracked, seen.added, limit)}\n)"
+        f"( {tree.check_foreseen(seen.tracked, seen.added, limit, seen.new_modules)}\n)"
     )
     done = subprocess.run([*shell, "-c", command], env=env, capture_output=True, text=True, check=False)
     return done.returncode, done.stderr
@@ -198,3 +223,38 @@ def test_a_tree_not_as_foretold_fails_the_check(
     }[case]
     code, _ = check(shell_env, tmp_path, patch, kwargs.pop("seen", seen), **kwargs)
     assert code == 1
+
+
+MODULE_FIX = {**FIX, "reproduce_issue.py": "print(1)\n"}
+
+
+@pytest.mark.parametrize(
+    ("installed", "code"),
+    [
+        ("", 0),
+        ("reproduce_issue_extra.py\\nxreproduce_issue\\nreproduce-issue.pth\\n", 0),
+        ("reproduce_issue.py\\n", 1),
+        ("aaa\\nreproduce_issue\\nzzz\\n", 1),
+        ("reproduce_issue.cpython-311-x86_64-linux-gnu.so\\n", 1),
+        ("reproduce_issue.pyc\\n", 1),
+    ],
+    ids=["nothing", "other-names", "module-file", "package", "extension", "compiled"],
+)
+def test_a_new_module_passes_the_check_unless_the_image_has_it_installed(
+    tmp_path: Path, shell_env: tuple[list[str], dict[str, str]], installed: str, code: int
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    patch = make_patch(repo, MODULE_FIX)
+    seen = foretold(tmp_path, patch)
+    assert seen is not None and seen.new_modules == ("reproduce_issue",)
+    add = f"printf '{installed}' >> {tmp_path}/t/installed"  # what the image's site directories hold
+    assert check(shell_env, tmp_path, patch, seen, after=add)[0] == code
+
+
+@given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}(\.[A-Za-z0-9_-]{1,12}){0,3}", fullmatch=True))
+def test_every_entry_read_as_a_module_is_found_by_its_name_up_to_the_first_dot(entry: str) -> None:
+    """The check in the sandbox cuts each entry at its first dot; the host reads entries with
+    ``installed_module``. Whatever the host would read as module M, the check finds as M."""
+    module = installed_module(entry)
+    if module is not None and module.isidentifier():
+        assert entry.split(".", 1)[0] == module

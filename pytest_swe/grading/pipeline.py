@@ -61,6 +61,7 @@ from .paths import Protection
 from .paths import in_git_dir
 from .paths import new_importable_modules
 from .paths import root_entry
+from .paths import top_level_module
 from .paths import why_neutralized
 from .run import Afterwards
 from .run import Opening
@@ -548,6 +549,10 @@ class Foreseen:
 
     tracked: tuple[tuple[str, str], ...]
     added: tuple[str, ...]
+    new_modules: tuple[str, ...] = ()
+    """Top-level modules the patch adds at an import root (an agent's ``reproduce.py``): none of
+    them a name the policy always guards, and the check in the sandbox makes sure no module of
+    the image's site directories has one (it would be put back as shadowing it)."""
 
     @property
     def patched(self) -> list[str]:
@@ -563,11 +568,13 @@ class Foreseen:
 
 def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
     """What the patch will change, when its text says so beyond doubt and nothing of it is a path
-    the strict policy would put back or judge by the tree (a new top-level module, which may shadow
-    an installed one; a configuration file with other tools' settings); None otherwise."""
+    the strict policy would put back or judge by the tree (a configuration file with other tools'
+    settings); None otherwise. A new top-level module, which the policy puts back where it shadows
+    one installed in the image, is foretold with its name for the check in the sandbox."""
     files = parse_patch(patch)
     tracked: list[tuple[str, str]] = []
     added: list[str] = []
+    new_modules: set[str] = set()
     # The import-root entries the base tree surely has: those of files the patch modifies or deletes.
     present = {root_entry(p) for part in files if part.kind in ("modified", "deleted") for p in part.paths}
     for part in files:
@@ -579,8 +586,13 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
         if path in added or path in (p for _, p in tracked) or path.rsplit("/", 1)[-1] in SECTIONED_FILES:
             return None
         kind = part.kind
-        if kind == "added" and root_entry(path) in present | {None}:
-            added.append(path)  # not a new top-level module, which may shadow an installed one
+        if kind == "added":
+            top = top_level_module(path) if root_entry(path) not in present else None
+            if top is not None:  # a new entry at an import root: a module the image may hold too
+                if not top[1].isidentifier():
+                    return None
+                new_modules.add(top[1])
+            added.append(path)
         elif kind in ("modified", "deleted"):
             tracked.append(("D" if kind == "deleted" else "M", path))
         else:
@@ -589,7 +601,7 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
             return None
     if not files:
         return None
-    return Foreseen(tuple(sorted(tracked)), tuple(sorted(added)))
+    return Foreseen(tuple(sorted(tracked)), tuple(sorted(added)), tuple(sorted(new_modules)))
 
 
 def _apply_and_run(
@@ -625,7 +637,7 @@ def _apply_and_run(
     record_limit = max(ctx.output_limit // 8, 1)
     if foreseen is not None:
         integrity.patched = foreseen.patched
-        check = tree.check_foreseen(foreseen.tracked, foreseen.added, record_limit)
+        check = tree.check_foreseen(foreseen.tracked, foreseen.added, record_limit, foreseen.new_modules)
         apply = f"( {apply}\n) || exit $?\n( {check}\n) >/dev/null 2>&1 < /dev/null || exit {NOT_FORESEEN}\n"
     opening = Opening(apply, path=f"{probe.PROBE_ROOT}/a-{token}", then=tree.keep_head("__swe_head"))
     instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)

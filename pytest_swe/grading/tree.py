@@ -128,8 +128,16 @@ tr '\\000' '\\n' < "$d/tracked" | paste - - | LC_ALL=C sort > "$d/tracked.seen" 
 tr '\\000' '\\n' < "$d/untracked" | LC_ALL=C sort > "$d/untracked.seen" || exit 1
 printf '%s' '{tracked}' | cmp -s - "$d/tracked.seen" || exit 1
 printf '%s' '{untracked}' | cmp -s - "$d/untracked.seen" || exit 1
-exit 0
+{modules}exit 0
 """
+_NOT_INSTALLED = """\
+cut -d. -f1 "$d/installed" > "$d/installed.heads" 2>/dev/null
+grep -qxF {names} "$d/installed.heads" && exit 1
+"""
+"""No entry of the site directories' listing the record took whose name, up to its first dot,
+is one of the modules (``M``, ``M.py``, ``M.cpython-311-x86_64-linux-gnu.so``, and also
+``M.pth``): every entry :func:`installed_module` reads as ``M`` is among them. In two steps, not
+a pipe, whose status ``grep -q`` could leave to ``cut``'s."""
 
 _RESTORE = """\
 cd {workdir} || exit 3
@@ -326,17 +334,28 @@ class WorkTree:
             out.changes.append(PathChange(path, "added"))
         return out
 
-    def check_foreseen(self, tracked: Iterable[tuple[str, str]], added: Iterable[str], limit: int) -> str:
+    def check_foreseen(
+        self,
+        tracked: Iterable[tuple[str, str]],
+        added: Iterable[str],
+        limit: int,
+        new_modules: Iterable[str] = (),
+    ) -> str:
         """Shell, for right after :meth:`around`'s command, that exits 0 only when the tree changed
         as foretold: ``tracked`` (status ``M`` or ``D``, path) the tracked files that differ from
         HEAD, ``added`` the untracked files, no file dirty or in the future before the patch,
-        ``.git`` unchanged, and the record at most ``limit`` bytes of ASCII (read whole from the
-        command's output). Paths are plain: no quote, backslash, tab or line end."""
+        ``.git`` unchanged, the record at most ``limit`` bytes of ASCII (read whole from the
+        command's output), and none of ``new_modules`` (identifiers) installed in the image's site
+        directories. Paths are plain: no quote, backslash, tab or line end."""
+        names = sorted(new_modules)
+        if not all(name.isidentifier() for name in names):
+            raise ValueError(f"module names must be identifiers: {names!r}")
         return _FORESEEN.format(
             dir=self.dir,
             limit=int(limit),
             tracked="".join(f"{status}\t{path}\n" for status, path in sorted(tracked)),
             untracked="".join(f"{path}\n" for path in sorted(added)),
+            modules=_NOT_INSTALLED.format(names=" ".join(f"-e {n}" for n in names)) if names else "",
         )
 
     def versions(self, path: str) -> tuple[str | None, str | None]:
