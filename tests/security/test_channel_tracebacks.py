@@ -20,19 +20,21 @@ MODULE = "swe_channel_tracebacks"
 
 COUNTING_CONFTEST = """
     import ast
+    import builtins
     import os
 
-    _parse = ast.parse
+    _compile = builtins.compile
     _count = [0]
 
-    def _counting(source, filename="<unknown>", *args, **kwargs):
-        # pytest's parse of a whole file for a traceback (a failing statement's own text, which
-        # it also parses, does not hold the file's first line)
-        if filename == "source" and "import pytest" in str(source):
+    def _counting_compile(source, filename, mode, flags=0, *args, **kwargs):
+        # pytest's parse of a whole file for a traceback, by ast.parse or (pytest 3 to 5) by
+        # compile() itself; a failing statement's own text, which it also parses, does not hold
+        # the file's first line
+        if flags & ast.PyCF_ONLY_AST and filename == "source" and "import pytest" in str(source):
             _count[0] += 1
-        return _parse(source, filename, *args, **kwargs)
+        return _compile(source, filename, mode, flags, *args, **kwargs)
 
-    ast.parse = _counting
+    builtins.compile = _counting_compile
 
     def pytest_unconfigure(config):
         with open(os.environ["PARSES_OUT"], "w") as fh:
@@ -69,7 +71,12 @@ FILES = {
 }
 
 
-def run(tmp_path: Path, name: str, channel: bool, tb: str) -> tuple[str, int]:
+PYTHONS = [sys.executable, *filter(None, os.environ.get("PYTEST_SWE_TRACEBACK_PYTHONS", "").split(":"))]
+"""The interpreters to run pytest with: this one, and those named in the environment (each with
+an older pytest installed, as the images hold: 3.10 to 7 were checked so)."""
+
+
+def run(tmp_path: Path, name: str, channel: bool, tb: str, python: str = sys.executable) -> tuple[str, int]:
     """pytest on the project, with the channel loaded as the eval loads it (or not): the log
     without its timing, and how many times pytest parsed a file for a traceback."""
     project = tmp_path / "project"
@@ -94,7 +101,7 @@ def run(tmp_path: Path, name: str, channel: bool, tb: str) -> tuple[str, int]:
     }
     done = subprocess.run(
         [
-            sys.executable,
+            python,
             "-m",
             "pytest",
             "-rA",
@@ -113,16 +120,19 @@ def run(tmp_path: Path, name: str, channel: bool, tb: str) -> tuple[str, int]:
         check=False,
     )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
-    log = re.sub(r" in [0-9.]+s\b.*", "", done.stdout)
+    log = re.sub(r" in [0-9.]+ ?s(econds)?\b.*", "", done.stdout)
     log = re.sub(r"^plugins: .*$", "", log, flags=re.M)
     log = re.sub(r" at 0x[0-9a-f]+>", " at ADDRESS>", log)  # a method's ``self`` argument
     return log, int(parses.read_text())
 
 
+@pytest.mark.parametrize("python", PYTHONS, ids=lambda p: "this-python" if p == sys.executable else p)
 @pytest.mark.parametrize("tb", ["auto", "long", "short"])
-def test_the_log_is_the_same_and_each_failing_file_is_parsed_once(tmp_path: Path, tb: str) -> None:
-    plain, plain_parses = run(tmp_path, "plain", channel=False, tb=tb)
-    with_channel, channel_parses = run(tmp_path, "channel", channel=True, tb=tb)
+def test_the_log_is_the_same_and_each_failing_file_is_parsed_once(
+    tmp_path: Path, tb: str, python: str
+) -> None:
+    plain, plain_parses = run(tmp_path, "plain", channel=False, tb=tb, python=python)
+    with_channel, channel_parses = run(tmp_path, "channel", channel=True, tb=tb, python=python)
     assert with_channel == plain
     assert "9 failed, 1 passed" in plain and "assert (1 + 1) == (2 + 7)" in plain
     assert "assert helper_5(1) == 1005" in plain  # the failing statement drawn from the big file
