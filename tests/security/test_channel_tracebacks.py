@@ -66,6 +66,17 @@ FILES = {
             def test_method(self):
                 value = {"a": 1}
                 assert value == {"a": 2}
+    """
+    + "".join(f"\n\n        def helper_{i}():\n            return {i}\n" for i in range(40)),
+    # Under a hundred lines: its tree is not kept, and it is parsed for each failure as before.
+    "tests/test_short.py": """
+        import pytest
+
+        def test_one():
+            assert 1 == 2
+
+        def test_two():
+            assert [1] == [2]
     """,
     "conftest.py": COUNTING_CONFTEST,
 }
@@ -128,16 +139,16 @@ def run(tmp_path: Path, name: str, channel: bool, tb: str, python: str = sys.exe
 
 @pytest.mark.parametrize("python", PYTHONS, ids=lambda p: "this-python" if p == sys.executable else p)
 @pytest.mark.parametrize("tb", ["auto", "long", "short"])
-def test_the_log_is_the_same_and_each_failing_file_is_parsed_once(
+def test_the_log_is_the_same_and_each_long_failing_file_is_parsed_once(
     tmp_path: Path, tb: str, python: str
 ) -> None:
     plain, plain_parses = run(tmp_path, "plain", channel=False, tb=tb, python=python)
     with_channel, channel_parses = run(tmp_path, "channel", channel=True, tb=tb, python=python)
     assert with_channel == plain
-    assert "9 failed, 1 passed" in plain and "assert (1 + 1) == (2 + 7)" in plain
+    assert "11 failed, 1 passed" in plain and "assert (1 + 1) == (2 + 7)" in plain
     assert "assert helper_5(1) == 1005" in plain  # the failing statement drawn from the big file
-    assert plain_parses >= 9  # at least once per failure drawn
-    assert channel_parses == 2  # once per file
+    assert plain_parses >= 11  # at least once per failure drawn
+    assert channel_parses == 2 + 2  # once per file of a hundred lines or more, the short one per failure
 
 
 def test_no_traceback_drawn_parses_nothing(tmp_path: Path) -> None:

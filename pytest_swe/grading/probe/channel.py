@@ -671,7 +671,11 @@ def _runs_through_pyfunc_call(item):
     return False
 
 
-_TREES_KEPT = 8
+_TREES_KEPT = 4
+"""Trees of whole files kept for tracebacks (one of a 20,000-line test file holds about 15 MB)."""
+_TREE_WORTH_KEEPING = 100
+"""Lines a source needs for its tree to be kept: a failing statement's own text, which pytest also
+parses for each failure, is parsed again at no cost worth a place."""
 
 
 def _one_parse_per_source():
@@ -688,7 +692,7 @@ def _one_parse_per_source():
     original = getattr(source_module, "getstatementrange_ast", None)
     if not callable(original) or getattr(original, "_swe_one_parse", False):
         return
-    trees = []  # (text, tree), the latest used last
+    trees = []  # (text, tree) of whole files, the latest used last
 
     def getstatementrange_ast(lineno, source, assertion=False, astnode=None):
         if astnode is not None:
@@ -697,10 +701,12 @@ def _one_parse_per_source():
             text = str(source)
         except Exception:
             return original(lineno, source, assertion, astnode)
+        if text.count("\n") < _TREE_WORTH_KEEPING:
+            return original(lineno, source, assertion, astnode)
         for entry in list(trees):
             if entry[0] == text:
-                trees.remove(entry)  # the latest used last: a failing statement's own text, parsed
-                trees.append(entry)  # too, does not push its file's tree out
+                trees.remove(entry)  # the latest used last
+                trees.append(entry)
                 return original(lineno, source, assertion, entry[1])
         found = original(lineno, source, assertion, None)
         trees.append((text, found[0]))
