@@ -685,10 +685,7 @@ def _one_parse_per_source():
     for a file of thousands of lines. A tree parsed from the same text is handed back instead, so
     the traceback drawn is the same and the file is parsed once. pytest 3 imports the function in
     the method that uses it, later ones at the top of ``_pytest._code.code``: both names are set."""
-    try:
-        from _pytest._code import source as source_module
-    except Exception:
-        return
+    source_module = sys.modules.get("_pytest._code.source")  # pytest imports it before any plugin
     original = getattr(source_module, "getstatementrange_ast", None)
     if not callable(original) or getattr(original, "_swe_one_parse", False):
         return
