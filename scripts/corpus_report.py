@@ -23,7 +23,6 @@ import argparse
 import json
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,13 +69,12 @@ def honest_report(runs: dict[str, Replay]) -> str:
     return "\n".join(lines)
 
 
-def applies_report(runs: dict[str, Replay]) -> str:
+def applies_report(applied: dict[str, dict[str, int]]) -> str:
     """How many rows of each run had their patch applied in which command (``apply_in``)."""
-    lines = []
-    for policy, run in runs.items():
-        counts = Counter(r.apply_in or "none" for r in run.results)
-        lines.append(f"apply_in under {policy}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
-    return "\n".join(lines)
+    return "\n".join(
+        f"apply_in under {policy}: " + ", ".join(f"{k} {n}" for k, n in counts.items())
+        for policy, counts in applied.items()
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="corpus-report-"))
     attack_runs: dict[str, Replay] = {}
     honest_runs: dict[str, Replay] = {}
-    whole_runs: dict[str, Replay] = {}
+    applied: dict[str, dict[str, int]] = {}
     for policy in policies:
         corpus = (attacks if args.corpus != "honest" else []) + (honest if args.corpus != "attacks" else [])
         run = replay(out / policy, f"corpus-{policy}", corpus, policy=policy, workers=args.workers)
@@ -118,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-        whole_runs[policy] = run
+        applied[policy] = run.by_apply()
         ids = {e.row_id for e in attacks}
         attack_part = [r for r in run.results if r.entry.row_id in ids]
         honest_part = [r for r in run.results if r.entry.row_id not in ids]
@@ -132,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(attack_runs))
     if args.corpus != "attacks":
         print(honest_report(honest_runs))
-    print(applies_report(whole_runs))
+    print(applies_report(applied))
     if args.json:
         figures = {
             policy: {
@@ -143,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 "honest_unresolved": {
                     r.entry.row_id: r.message for r in honest_runs[policy].results if r.outcome != "passed"
                 },
-                "apply_in": dict(Counter(r.apply_in or "none" for r in whole_runs[policy].results)),
+                "apply_in": applied[policy],
             }
             for policy in policies
         }

@@ -65,6 +65,10 @@ class Replay:
     exit_code: int
     output: str
 
+    def by_apply(self) -> dict[str, int]:
+        """How many rows had their patch applied in which command (``apply_in``; ``none``: no apply)."""
+        return dict(sorted(Counter(r.apply_in or "none" for r in self.results).items()))
+
     def by_mechanism(self) -> dict[str, Counter[str]]:
         """mechanism -> counts of ``cases``, ``rewarded``, ``errors``."""
         table: dict[str, Counter[str]] = {}
