@@ -245,6 +245,54 @@ def test_under_strict_a_tree_not_as_foretold_runs_the_script_in_a_second_command
     assert "Applied Patch" in Path(ctx.saved["apply.log"]).read_text()
 
 
+def put_back_patches(repo: Path) -> dict[str, str]:
+    """A fix with what agents add beside it: tests of their own, edits to the repository's tests."""
+    fixed = (repo / "pkg" / "core.py").read_text().replace("return 3\n", "return 33\n")
+    return {
+        "new-test-and-conftest": patches(repo)["new-test-and-conftest"],
+        "edited-and-deleted-tests": make_patch(
+            repo,
+            {
+                "pkg/core.py": fixed,
+                "tests/test_core.py": "def test_f():\n    assert 33\n",
+                "test_reproduce.py": "def test_reproduce():\n    pass\n",
+            },
+        ),
+        "deleted-test": make_patch(repo, {"pkg/core.py": fixed, "tests/test_core.py": None}),
+    }
+
+
+def status_lines(log: str) -> list[str]:
+    """The script's ``git status --short`` and ``ls pkg`` lines: the tree the tests saw."""
+    return [line for line in log.splitlines() if re.fullmatch(r"( M| D|\?\?) \S+|\w+\.py", line)]
+
+
+@pytest.mark.parametrize("case", ["new-test-and-conftest", "edited-and-deleted-tests", "deleted-test"])
+def test_under_strict_what_is_put_back_by_its_path_is_put_back_in_the_eval_command(
+    tmp_path: Path, locked: None, case: str
+) -> None:
+    """Test files and ``conftest.py`` an agent added or edited: put back in the eval command
+    itself, the script run once there, with the same tree, notes and outcome as when a command
+    of their own puts them back."""
+    patch = put_back_patches(make_repo(tmp_path / "source"))[case]
+    alone, alone_ctx, alone_box = evaluate(tmp_path / "alone", patch, fused=False, policy="strict")
+    fused, fused_ctx, fused_box = evaluate(tmp_path / "fused", patch, fused=True, policy="strict")
+    task = Task(family="swe-bench", instance_id="t", image="local")
+    seen = [integrity_of(task, ctx) for ctx in (alone_ctx, fused_ctx)]
+    assert seen[0].neutralized and seen[0].neutralized == seen[1].neutralized
+    assert seen[0].patched == seen[1].patched == ["pkg/core.py"]
+    assert status_lines(fused.log) == status_lines(alone.log)
+    assert " M pkg/core.py" in status_lines(fused.log)
+    assert not any("test" in line for line in status_lines(fused.log))
+    assert (fused.ran, fused.exit_code, fused.verdict.reasons) == (
+        alone.ran,
+        alone.exit_code,
+        alone.verdict.reasons,
+    )
+    assert fused.verdict.extra["apply_in"] == "eval_command" and len(fused_box.commands) == 1
+    assert alone.verdict.extra["apply_in"] == "own_command" and len(alone_box.commands) > 2
+
+
 def installed_here() -> str | None:
     """A module the site directories the tree's record lists hold here (as in an image), that the
     policy does not guard by name."""
@@ -309,7 +357,9 @@ def test_when_the_patch_is_applied_in_the_script_command(tmp_path: Path) -> None
     )
     assert decided("official", plain)
     assert decided("strict", plain)  # foretold by its text: the probe is planned from it
-    assert not decided("strict", plain.replace("pkg/core.py", "tests/test_core.py"))  # put back
+    assert decided("strict", plain.replace("pkg/core.py", "tests/test_core.py"))  # put back there
+    added = "diff --git a/json.py b/json.py\nnew file mode 100644\n--- /dev/null\n+++ b/json.py\n@@ -0,0 +1 @@\n+a\n"
+    assert not decided("strict", added)  # put back or not as the tree decides: a command of its own
     assert not decided("official", "")
     for name in ("setup.cfg", "pyproject.toml"):  # their settings are read as the patch left them
         assert not decided("official", plain.replace("pkg/core.py", name))

@@ -33,7 +33,7 @@ from conftest import benchmark_settings
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 SHELLS = [["bash"], ["dash"], ["busybox", "sh"]]
-TOOLS = ("tr", "paste", "cmp", "sort", "wc", "cat", "cut", "grep")
+TOOLS = ("tr", "paste", "cmp", "sort", "wc", "cat", "cut", "grep", "rm")
 
 
 @pytest.fixture(
@@ -90,15 +90,13 @@ def test_a_fix_is_foretold_as_it_will_change_the_tree(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "edit",
     [
-        {"tests/test_core.py": "def test():\n    pass\n"},  # a test file: put back
-        {"pkg/conftest.py": "x = 1\n"},  # conftest: put back
         {"json.py": "X = 1\n"},  # a new top-level module of a name the policy always guards
         {"my-tool.py": "X = 1\n"},  # a new top-level name no import statement can take
         {"pkg/it's.py": "X = 1\n"},  # a quote the check cannot say plainly
         {"pkg/caf\u00e9.py": "X = 1\n"},  # not ASCII
         {"setup.cfg": "[metadata]\nname = x\n"},  # its pytest settings are read from the tree
     ],
-    ids=["test-file", "conftest", "shadowing-module", "not-an-identifier", "quote", "non-ascii", "setup-cfg"],
+    ids=["shadowing-module", "not-an-identifier", "quote", "non-ascii", "setup-cfg"],
 )
 def test_what_the_text_cannot_foretell_is_applied_in_a_command_of_its_own(
     tmp_path: Path, edit: dict[str, str | None]
@@ -132,6 +130,50 @@ def test_a_new_top_level_module_is_foretold_with_its_name(tmp_path: Path) -> Non
     assert "reproduce_issue.py" in seen.added and "notes.txt" in seen.added
 
 
+TESTS_ADDED = {
+    "tests/test_core.py": "def test_core():\n    pass\n",  # a new test file
+    "pkg/conftest.py": "x = 1\n",  # a new conftest
+    "test_reproduce.py": "def test_reproduce():\n    pass\n",  # at the top: a test file first
+}
+
+
+def test_what_the_policy_puts_back_by_its_path_is_foretold_as_put_back(tmp_path: Path) -> None:
+    """Test files and ``conftest.py`` are put back whatever they hold: foretold as changed, then
+    put back, and not among the paths the probe is planned for; nor a new module's name to look
+    for among the installed ones (a test file at the top is put back as a test file)."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_old.py").write_text("def test_old():\n    pass\n")
+    (repo / "tests" / "test_gone.py").write_text("def test_gone():\n    pass\n")
+    commit_all(repo)
+    edits = {
+        **FIX,
+        **TESTS_ADDED,
+        "tests/test_old.py": "def test():\n    assert 1\n",
+        "tests/test_gone.py": None,
+    }
+    seen = foretold(tmp_path, make_patch(repo, edits))
+    assert seen is not None
+    assert seen.put_back == (
+        "pkg/conftest.py",
+        "test_reproduce.py",
+        "tests/test_core.py",
+        "tests/test_gone.py",
+        "tests/test_old.py",
+    )
+    assert seen.patched == ["pkg/core.py", "pkg/util.py"]
+    assert seen.new_modules == ()
+    assert ("D", "tests/test_gone.py") in seen.tracked and "tests/test_core.py" in seen.added
+    # A file of the test patch is put back as such, whatever its name.
+    test_patch = make_patch(repo, {"pkg/util.py": "Z = 3\n"})
+    other = foretold(
+        tmp_path,
+        make_patch(repo, {"pkg/core.py": "def f():\n    return 2\n", "pkg/util.py": "Y\n"}),
+        test_patch=test_patch,
+    )
+    assert other is not None and other.put_back == ("pkg/util.py",) and other.patched == ["pkg/core.py"]
+
+
 def test_a_rename_a_symlink_and_a_patch_over_the_size_limit_are_not_foretold(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     git(repo, "mv", "pkg/old.py", "pkg/older.py")
@@ -149,10 +191,6 @@ def test_a_rename_a_symlink_and_a_patch_over_the_size_limit_are_not_foretold(tmp
     task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
     assert applies_with_script(task, patch, ctx_for(tmp_path))
     assert not applies_with_script(task, patch, ctx_for(tmp_path, max_patch_bytes=10))
-    assert (
-        foretold(tmp_path, make_patch(repo, FIX), test_patch=make_patch(repo, {"pkg/util.py": "Z = 3\n"}))
-        is None
-    )
 
 
 def check(
@@ -164,10 +202,12 @@ def check(
     before: str = "",
     after: str = "",
     limit: int = 1 << 20,
+    put_back: tuple[list[str], list[str]] | None = None,
 ) -> tuple[int, str]:
     """The apply inside the tree's record and read-back, then the check, as the eval command runs
     them: ``before`` runs in the repository first (the image's state), ``after`` between the apply
-    and the check (what else the apply did)."""
+    and the check (what else the apply did); then, given ``put_back`` (tracked paths, added
+    paths), the put-back and its check."""
     shell, env = shell_env
     repo = tmp_path / "repo"
     patch_file = tmp_path / "patch.diff"
@@ -176,19 +216,27 @@ def check(
     applied = f"( {apply_script(str(repo), path=str(patch_file))}\n) || exit $?\ncd {repo}\n{after}\nexit 0\n"
     command = (
         f"cd {repo}\n{before}\n( {tree.around(applied)}\n) > {tmp_path}/out 2>&1 || exit $?\n"
-        f"( {tree.check_foreseen(seen.tracked, seen.added, limit, seen.new_modules)}\n)"
+        f"( {tree.check_foreseen(seen.tracked, seen.added, limit, seen.new_modules)}\n) || exit $?\n"
     )
+    if put_back is not None:
+        command += f"( {tree.put_back(*put_back)}\n)\n"
     done = subprocess.run([*shell, "-c", command], env=env, capture_output=True, text=True, check=False)
     return done.returncode, done.stderr
+
+
+def foretold_fix(tmp_path: Path) -> tuple[Path, str, Foreseen]:
+    """The repository, the fix's patch, and what its text foretells."""
+    repo = make_repo(tmp_path / "repo")
+    patch = make_patch(repo, FIX)
+    seen = foretold(tmp_path, patch)
+    assert seen is not None
+    return repo, patch, seen
 
 
 def test_the_tree_as_foretold_passes_the_check(
     tmp_path: Path, shell_env: tuple[list[str], dict[str, str]]
 ) -> None:
-    repo = make_repo(tmp_path / "repo")
-    patch = make_patch(repo, FIX)
-    seen = foretold(tmp_path, patch)
-    assert seen is not None
+    repo, patch, seen = foretold_fix(tmp_path)
     assert check(shell_env, tmp_path, patch, seen) == (0, "")
     assert (repo / "pkg" / "util.py").exists() and not (repo / "pkg" / "old.py").exists()
 
@@ -208,10 +256,7 @@ def test_the_tree_as_foretold_passes_the_check(
 def test_a_tree_not_as_foretold_fails_the_check(
     tmp_path: Path, shell_env: tuple[list[str], dict[str, str]], case: str
 ) -> None:
-    repo = make_repo(tmp_path / "repo")
-    patch = make_patch(repo, FIX)
-    seen = foretold(tmp_path, patch)
-    assert seen is not None
+    _, patch, seen = foretold_fix(tmp_path)
     kwargs: dict[str, Any] = {
         "another-foretelling": {"seen": Foreseen(tracked=(("M", "pkg/core.py"),), added=("pkg/util.py",))},
         "extra-file": {"after": ": > pkg/core.py.orig"},  # what patch leaves beside a file it fuzzed
@@ -258,3 +303,44 @@ def test_every_entry_read_as_a_module_is_found_by_its_name_up_to_the_first_dot(e
     module = installed_module(entry)
     if module is not None and module.isidentifier():
         assert entry.split(".", 1)[0] == module
+
+
+def status(repo: Path) -> list[str]:
+    return sorted(git(repo, "status", "--porcelain", "--untracked-files=all").splitlines())
+
+
+def test_what_is_foretold_as_put_back_is_put_back_after_the_check(
+    tmp_path: Path, shell_env: tuple[list[str], dict[str, str]]
+) -> None:
+    """After the check, the put-back leaves the tree as the fix alone changes it: the test files
+    it edited or deleted as at HEAD, those it added gone (a name with a space and one starting
+    with a dash among them)."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "tests").mkdir()
+    for name in ("test_old.py", "test_gone.py", "test with space.py"):
+        (repo / "tests" / name).write_text(f"def test_{name[5:-3].replace(' ', '_')}():\n    pass\n")
+    commit_all(repo)
+    edits = {
+        **FIX,
+        **TESTS_ADDED,
+        "tests/test_old.py": "def test():\n    assert 1\n",
+        "tests/test_gone.py": None,
+        "tests/test with space.py": "def test():\n    assert 2\n",
+        "tests/-test_dash.py": "def test_dash():\n    pass\n",
+    }
+    patch = make_patch(repo, edits)
+    seen = foretold(tmp_path, patch)
+    assert seen is not None and len(seen.put_back) == 7
+    tracked = [path for _, path in seen.tracked if path in seen.put_back]
+    added = [path for path in seen.added if path in seen.put_back]
+    assert check(shell_env, tmp_path, patch, seen, put_back=(tracked, added)) == (0, "")
+    assert status(repo) == [" D pkg/old.py", " M pkg/core.py", "?? pkg/util.py"]
+
+
+def test_a_put_back_that_does_not_hold_fails(
+    tmp_path: Path, shell_env: tuple[list[str], dict[str, str]]
+) -> None:
+    """A tracked path HEAD does not have cannot be put back: the command exits 1."""
+    _, patch, seen = foretold_fix(tmp_path)
+    code, _ = check(shell_env, tmp_path, patch, seen, put_back=(["pkg/util.py"], []))
+    assert code == 1

@@ -553,10 +553,15 @@ class Foreseen:
     """Top-level modules the patch adds at an import root (an agent's ``reproduce.py``): none of
     them a name the policy always guards, and the check in the sandbox makes sure no module of
     the image's site directories has one (it would be put back as shadowing it)."""
+    put_back: tuple[str, ...] = ()
+    """Paths among ``tracked`` and ``added`` that the policy puts back by their path alone (an
+    agent's ``test_reproduce.py``, its edits to the test files): the eval command puts them back
+    after the check, before the script, as a command of their own would."""
 
     @property
     def patched(self) -> list[str]:
-        return sorted([path for status, path in self.tracked if status != "D"] + list(self.added))
+        changed = [path for status, path in self.tracked if status != "D"] + list(self.added)
+        return sorted(path for path in changed if path not in self.put_back)
 
     @property
     def changes(self) -> frozenset[tuple[str, str]]:
@@ -568,13 +573,15 @@ class Foreseen:
 
 def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
     """What the patch will change, when its text says so beyond doubt and nothing of it is a path
-    the strict policy would put back or judge by the tree (a configuration file with other tools'
-    settings); None otherwise. A new top-level module, which the policy puts back where it shadows
-    one installed in the image, is foretold with its name for the check in the sandbox."""
+    the strict policy would judge by the tree (a configuration file with other tools' settings);
+    None otherwise. Paths the policy puts back by their path alone (test files, ``conftest.py``)
+    are foretold as such. A new top-level module, which the policy puts back where it shadows one
+    installed in the image, is foretold with its name for the check in the sandbox."""
     files = parse_patch(patch)
     tracked: list[tuple[str, str]] = []
     added: list[str] = []
     new_modules: set[str] = set()
+    put_back: list[str] = []
     # The import-root entries the base tree surely has: those of files the patch modifies or deletes.
     present = {root_entry(p) for part in files if part.kind in ("modified", "deleted") for p in part.paths}
     for part in files:
@@ -586,22 +593,28 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
         if path in added or path in (p for _, p in tracked) or path.rsplit("/", 1)[-1] in SECTIONED_FILES:
             return None
         kind = part.kind
-        if kind == "added":
+        if kind not in ("added", "modified", "deleted"):
+            return None
+        if why_neutralized(PathChange(path, kind), integrity.protection, frozenset()) is not None:
+            # Put back whatever the tree holds, unless the reason is the tree's (a module it shadows).
+            if why_neutralized(PathChange(path, "modified"), integrity.protection, frozenset()) is None:
+                return None
+            put_back.append(path)
+        elif kind == "added":
             top = top_level_module(path) if root_entry(path) not in present else None
             if top is not None:  # a new entry at an import root: a module the image may hold too
                 if not top[1].isidentifier():
                     return None
                 new_modules.add(top[1])
+        if kind == "added":
             added.append(path)
-        elif kind in ("modified", "deleted"):
-            tracked.append(("D" if kind == "deleted" else "M", path))
         else:
-            return None
-        if why_neutralized(PathChange(path, kind), integrity.protection, frozenset()) is not None:
-            return None
+            tracked.append(("D" if kind == "deleted" else "M", path))
     if not files:
         return None
-    return Foreseen(tuple(sorted(tracked)), tuple(sorted(added)), tuple(sorted(new_modules)))
+    return Foreseen(
+        tuple(sorted(tracked)), tuple(sorted(added)), tuple(sorted(new_modules)), tuple(sorted(put_back))
+    )
 
 
 def _apply_and_run(
@@ -639,6 +652,11 @@ def _apply_and_run(
         integrity.patched = foreseen.patched
         check = tree.check_foreseen(foreseen.tracked, foreseen.added, record_limit, foreseen.new_modules)
         apply = f"( {apply}\n) || exit $?\n( {check}\n) >/dev/null 2>&1 < /dev/null || exit {NOT_FORESEEN}\n"
+        if foreseen.put_back:
+            removed = [path for path in foreseen.added if path in foreseen.put_back]
+            restored = [path for _, path in foreseen.tracked if path in foreseen.put_back]
+            back = tree.put_back(restored, removed)
+            apply += f"( {back}\n) >/dev/null 2>&1 < /dev/null || exit {NOT_FORESEEN}\n"
     opening = Opening(apply, path=f"{probe.PROBE_ROOT}/a-{token}", then=tree.keep_head("__swe_head"))
     instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
     afterwards = _afterwards(ctx, integrity.plan, head="${__swe_head:-}")
@@ -695,18 +713,20 @@ def _check_foreseen(
     whole = tree.record_printed
     changed = _record_apply(ctx, verdict, tree, applied)
     seen = {(c.path, c.kind) for c in changed.changes}
+    restore = neutralize(tree, integrity, changed.changes) if whole and applied.applied else {}
     if (
         not whole
         or not applied.applied
         or changed.git_altered
         or seen != foreseen.changes
-        or neutralize(tree, integrity, changed.changes)
+        or set(restore) != set(foreseen.put_back)
     ):
         raise InfraError(
             "sandbox_error",
             "the tree after the apply is not what the patch's text foretold, though the check in the "
             "sandbox passed; the tests ran on a probe planned for another tree, so there is no verdict",
         )
+    integrity.neutralized += [f"{path} ({reason})" for path, reason in restore.items()]
 
 
 def _run_applied(

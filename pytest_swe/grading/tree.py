@@ -151,6 +151,14 @@ xargs -0 -r -n 1 sh -c '
 exit 0
 """
 
+_PUT_BACK = """\
+cd {workdir} || exit 1
+g() {{ git -c core.fsmonitor= -c core.hooksPath=/dev/null "$@"; }}
+{restore}{remove}{verify}exit 0
+"""
+"""What :data:`_RESTORE` does for paths known before the command is written, then the check that
+each is as at HEAD (the tracked ones) or gone (the new ones); exit 1 where one is not."""
+
 _SHOW = """\
 cd {workdir} && git -c core.fsmonitor= show HEAD:{path} > {out}.before 2>/dev/null
 cat -- {path} > {out}.after 2>/dev/null
@@ -356,6 +364,20 @@ class WorkTree:
             tracked="".join(f"{status}\t{path}\n" for status, path in sorted(tracked)),
             untracked="".join(f"{path}\n" for path in sorted(added)),
             modules=_NOT_INSTALLED.format(names=" ".join(f"-e {n}" for n in names)) if names else "",
+        )
+
+    def put_back(self, tracked: Iterable[str], added: Iterable[str]) -> str:
+        """Shell, for right after :meth:`check_foreseen`, that puts ``tracked`` back as they are at
+        HEAD and removes ``added`` (as :meth:`restore` does), and exits 0 only when that holds
+        after it. Paths are plain, as :meth:`check_foreseen` takes them."""
+        restore = [shlex.quote(path) for path in sorted(tracked)]
+        remove = [shlex.quote(path) for path in sorted(added)]
+        return _PUT_BACK.format(
+            workdir=shlex.quote(self.workdir),
+            restore="".join(f"rm -rf -- {p} && g checkout -q HEAD -- {p} || exit 1\n" for p in restore),
+            remove="".join(f"rm -rf -- {p} || exit 1\n" for p in remove),
+            verify=(f"g diff --quiet HEAD -- {' '.join(restore)} || exit 1\n" if restore else "")
+            + "".join(f"[ -e {p} ] || [ -L {p} ] && exit 1\n" for p in remove),
         )
 
     def versions(self, path: str) -> tuple[str | None, str | None]:
