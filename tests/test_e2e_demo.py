@@ -126,6 +126,46 @@ def test_wrong_predictions_fail_with_reasons(swe_project: SweProject, demo_image
         assert "no prediction for" in run.by_id[skipped].message
 
 
+AGENT_TESTS = ("test_reproduce.py", "tests/test_issue_regression.py")
+
+
+def with_agent_tests(patch: str) -> str:
+    """The patch with two new test files, as agents add them beside a fix."""
+    body = "def test_reproduce():\n    assert True\n"
+    return patch + "".join(
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+        f"@@ -0,0 +1,2 @@\n" + "".join(f"+{line}\n" for line in body.splitlines())
+        for path in AGENT_TESTS
+    )
+
+
+def test_an_agents_own_test_files_are_put_back_in_the_eval_command(
+    swe_project: SweProject, demo_images: list[str], tmp_path: Path
+) -> None:
+    """Each gold patch with tests of an agent's own beside it: resolved, the test files put back
+    (named in ``neutralized``), and all of it in the eval command, as for the gold patch alone."""
+    swe_project.demo()
+    predictions = write_rows(
+        tmp_path / "predictions.jsonl",
+        [
+            {
+                "instance_id": r["instance_id"],
+                "model_name_or_path": "agent",
+                "model_patch": with_agent_tests(r["patch"]),
+            }
+            for r in demo_rows()
+        ],
+    )
+    run = swe_project.run("benchmarks/", "-n", "2", "--swe-predictions", str(predictions))
+    run.result.assert_outcomes(passed=len(DEMO_IDS))
+    for case in run.cases:
+        assert case.properties["resolved"] == "true" and case.properties["apply_in"] == "eval_command"
+        put_back = [entry.split(" (", 1)[0] for entry in case.properties["neutralized"].split("; ")]
+        assert put_back == list(AGENT_TESTS), case.properties["neutralized"]
+        verdict = json.loads(Path(case.properties["verdict_path"]).read_text())
+        assert [entry.split(" (", 1)[0] for entry in verdict["extra"]["neutralized"]] == list(AGENT_TESTS)
+
+
 def test_setup_show_lists_the_lifecycle_fixtures(swe_project: SweProject, demo_images: list[str]) -> None:
     swe_project.demo()
     run = swe_project.run("benchmarks/", "-k", "pager", "--setup-show")
