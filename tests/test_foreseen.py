@@ -21,7 +21,11 @@ from hypothesis import strategies as st
 from pytest_swe.api.family import EvalContext
 from pytest_swe.api.task import Task
 from pytest_swe.grading.patching import apply_script
+from pytest_swe.grading.paths import PathChange
 from pytest_swe.grading.paths import installed_module
+from pytest_swe.grading.paths import new_importable_modules
+from pytest_swe.grading.paths import top_level_module
+from pytest_swe.grading.paths import why_neutralized
 from pytest_swe.grading.pipeline import Foreseen
 from pytest_swe.grading.pipeline import applies_with_script
 from pytest_swe.grading.pipeline import foresee
@@ -172,6 +176,73 @@ def test_what_the_policy_puts_back_by_its_path_is_foretold_as_put_back(tmp_path:
         test_patch=test_patch,
     )
     assert other is not None and other.put_back == ("pkg/util.py",) and other.patched == ["pkg/core.py"]
+
+
+def test_files_under_a_new_directory_that_makes_no_module_are_foretold_without_a_name(tmp_path: Path) -> None:
+    """A CI workflow, a script folder without ``__init__.py``, notes under ``docs/``: no import
+    finds a module there before an installed one, so there is no name to look for; a package's
+    ``__init__.py`` makes one."""
+    repo = make_repo(tmp_path / "repo")
+    loose = {
+        **FIX,
+        ".github/workflows/tests.yml": "name: tests\n",
+        "scripts/repro.py": "print(1)\n",
+        "docs/notes/fix.md": "a note\n",
+    }
+    seen = foretold(tmp_path, make_patch(repo, loose))
+    assert seen is not None and seen.new_modules == () and ".github/workflows/tests.yml" in seen.added
+    packaged = foretold(tmp_path, make_patch(repo, {**loose, "scripts/__init__.py": ""}))
+    assert packaged is not None and packaged.new_modules == ("scripts",)
+
+
+SEGMENTS = ["pkg", "src", "tests", ".github", "my-tool", "json", "scripts", "docs"]
+LEAVES = ["__init__.py", "x.py", "my-tool.py", "a.so", "notes.txt", "conftest.py", "test_x.py", "json.py"]
+
+
+def new_file_part(path: str) -> str:
+    return f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
+
+
+@given(
+    st.lists(
+        st.builds(
+            lambda dirs, leaf: "/".join([*dirs, leaf]),
+            st.lists(st.sampled_from(SEGMENTS), max_size=3),
+            st.sampled_from(LEAVES),
+        ),
+        min_size=1,
+        max_size=6,
+        unique=True,
+    )
+)
+def test_whatever_the_host_would_put_back_of_new_files_is_foretold_or_looked_for(paths: list[str]) -> None:
+    """For any set of new files: every path the host puts back whatever the tree holds is foretold
+    as put back, and every module the host could put back for shadowing an installed one (with
+    any image's modules, on a tree without the patch's top-level entries) is a name the check in
+    the sandbox looks for, or the patch is not foretold at all."""
+    if any(a != b and b.startswith(a + "/") for a in paths for b in paths):
+        return  # a file where another needs a directory: no tree holds both
+    task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
+    ctx = EvalContext(
+        settings=benchmark_settings("swe-bench", eval={"policy": "strict"}),
+        artifacts=Path("/nonexistent"),
+        timeout=60,
+        output_limit=1 << 20,
+    )
+    integrity = integrity_of(task, ctx)
+    seen = foresee("".join(new_file_part(p) for p in paths), integrity)
+    if seen is None:
+        return
+    changes = [PathChange(p, "added") for p in paths]
+    importable = new_importable_modules(changes, frozenset())
+    for change in changes:
+        by_path = why_neutralized(change, integrity.protection, frozenset())
+        assert (by_path is not None) == (change.path in seen.put_back), change.path
+        if by_path is None:
+            # With every importable name installed: what the host would put back for shadowing.
+            shadow = why_neutralized(change, integrity.protection, frozenset(), importable)
+            top = top_level_module(change.path)
+            assert shadow is None or (top is not None and top[1] in seen.new_modules), (change.path, shadow)
 
 
 def test_a_rename_a_symlink_and_a_patch_over_the_size_limit_are_not_foretold(tmp_path: Path) -> None:

@@ -172,25 +172,30 @@ def installed_module(name: str) -> str | None:
     return name if name.isidentifier() else None
 
 
+def importable_module(path: str) -> tuple[str, str] | None:
+    """(import root, module name) when ``path``, added, makes a top-level module that an import
+    finds before a same-named one installed later on ``sys.path``: a module file, or a package's
+    ``__init__.py`` (a directory without one is a namespace portion, which never wins over an
+    installed module; other files under it make no module)."""
+    top = top_level_module(path)
+    if top is None:
+        return None
+    parts = normalize(path).split("/")
+    depth = 1 if top[0] else 0
+    return top if len(parts) == depth + 1 or parts[depth + 1 :] == ["__init__.py"] else None
+
+
 def new_importable_modules(changes: Iterable[PathChange], base_names: frozenset[str]) -> frozenset[str]:
-    """The top-level modules the patch adds that an import finds before a same-named one installed
-    later on ``sys.path``: a module file, or a package with its ``__init__.py`` (a directory
-    without one is a namespace portion, which never wins over an installed module)."""
+    """The top-level modules the patch adds (:func:`importable_module`) at an import-root entry the
+    tree did not have before it."""
     found = set()
     for change in changes:
         if change.kind != "added":
             continue
         path = normalize(change.path)
-        top = top_level_module(path)
-        if top is None:
-            continue
-        root, module = top
-        parts = path.split("/")
-        depth = 1 if root else 0
-        if _root_entry(path, root) in base_names:
-            continue
-        if len(parts) == depth + 1 or parts[depth + 1 :] == ["__init__.py"]:
-            found.add(module)
+        top = importable_module(path)
+        if top is not None and _root_entry(path, top[0]) not in base_names:
+            found.add(top[1])
     return frozenset(found)
 
 

@@ -58,10 +58,10 @@ from .logcheck import HARNESS_MARKERS
 from .logcheck import forged_markers
 from .paths import PathChange
 from .paths import Protection
+from .paths import importable_module
 from .paths import in_git_dir
 from .paths import new_importable_modules
 from .paths import root_entry
-from .paths import top_level_module
 from .paths import why_neutralized
 from .run import Afterwards
 from .run import Opening
@@ -601,8 +601,10 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
                 return None
             put_back.append(path)
         elif kind == "added":
-            top = top_level_module(path) if root_entry(path) not in present else None
-            if top is not None:  # a new entry at an import root: a module the image may hold too
+            # A new module at an import root (not a file under a new directory that makes none): one
+            # the image may have installed, which the policy puts back for shadowing it.
+            top = importable_module(path) if root_entry(path) not in present else None
+            if top is not None:
                 if not top[1].isidentifier():
                     return None
                 new_modules.add(top[1])
