@@ -44,3 +44,10 @@ def make_patch(repo: Path, edit: dict[str, str | None]) -> str:
     git(repo, "reset", "-q", "--hard", "HEAD")
     git(repo, "clean", "-qfdx")
     return patch
+
+
+def new_file_diff(path: str, text: str) -> str:
+    """A git patch that adds ``path`` with ``text``, written without a repository."""
+    lines = text.splitlines()
+    head = f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+    return head + f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)

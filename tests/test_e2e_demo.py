@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gitrepo import new_file_diff
 
 from pytest_swe.tools import report
 
@@ -131,11 +132,8 @@ AGENT_TESTS = ("test_reproduce.py", "tests/test_issue_regression.py")
 
 def with_agent_tests(patch: str) -> str:
     """The patch with two new test files, as agents add them beside a fix."""
-    body = "def test_reproduce():\n    assert True\n"
     return patch + "".join(
-        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
-        f"@@ -0,0 +1,2 @@\n" + "".join(f"+{line}\n" for line in body.splitlines())
-        for path in AGENT_TESTS
+        new_file_diff(path, "def test_reproduce():\n    assert True\n") for path in AGENT_TESTS
     )
 
 

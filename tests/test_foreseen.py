@@ -15,6 +15,7 @@ from gitrepo import ENV
 from gitrepo import commit_all
 from gitrepo import git
 from gitrepo import make_patch
+from gitrepo import new_file_diff
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -199,10 +200,6 @@ SEGMENTS = ["pkg", "src", "tests", ".github", "my-tool", "json", "scripts", "doc
 LEAVES = ["__init__.py", "x.py", "my-tool.py", "a.so", "notes.txt", "conftest.py", "test_x.py", "json.py"]
 
 
-def new_file_part(path: str) -> str:
-    return f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
-
-
 @given(
     st.lists(
         st.builds(
@@ -230,7 +227,7 @@ def test_whatever_the_host_would_put_back_of_new_files_is_foretold_or_looked_for
         output_limit=1 << 20,
     )
     integrity = integrity_of(task, ctx)
-    seen = foresee("".join(new_file_part(p) for p in paths), integrity)
+    seen = foresee("".join(new_file_diff(p, "x\n") for p in paths), integrity)
     if seen is None:
         return
     changes = [PathChange(p, "added") for p in paths]

@@ -153,7 +153,7 @@ exit 0
 
 _PUT_BACK = """\
 cd {workdir} || exit 1
-g() {{ git -c core.fsmonitor= -c core.hooksPath=/dev/null "$@"; }}
+{functions}
 {restore}{remove}{verify}exit 0
 """
 """What :data:`_RESTORE` does for paths known before the command is written, then the check that
@@ -374,6 +374,7 @@ class WorkTree:
         remove = [shlex.quote(path) for path in sorted(added)]
         return _PUT_BACK.format(
             workdir=shlex.quote(self.workdir),
+            functions=GIT_FUNCTIONS,
             restore="".join(f"rm -rf -- {p} && g checkout -q HEAD -- {p} || exit 1\n" for p in restore),
             remove="".join(f"rm -rf -- {p} || exit 1\n" for p in remove),
             verify=(f"g diff --quiet HEAD -- {' '.join(restore)} || exit 1\n" if restore else "")
