@@ -30,8 +30,12 @@ def commit_all(repo: Path) -> None:
     git(repo, "commit", "-qm", "base")
 
 
-def make_patch(repo: Path, edit: dict[str, str | None]) -> str:
-    """A patch made by git from edits (None deletes), with the tree put back afterwards."""
+def make_patch(repo: Path, edit: dict[str, str | None], moves: dict[str, str] | None = None) -> str:
+    """A patch made by git from edits (None deletes), with the tree put back afterwards; given
+    ``moves`` (old path: new path, made first with ``git mv``), with git's rename detection."""
+    for old, new in (moves or {}).items():
+        (repo / new).parent.mkdir(parents=True, exist_ok=True)
+        git(repo, "mv", old, new)
     for path, text in edit.items():
         target = repo / path
         if text is None:
@@ -40,7 +44,7 @@ def make_patch(repo: Path, edit: dict[str, str | None]) -> str:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
     git(repo, "add", "-A", "-f")
-    patch = git(repo, "diff", "--cached", "--binary", "HEAD")
+    patch = git(repo, "diff", "--cached", "--binary", *(["-M30%"] if moves else []), "HEAD")
     git(repo, "reset", "-q", "--hard", "HEAD")
     git(repo, "clean", "-qfdx")
     return patch

@@ -26,6 +26,7 @@ from pytest_swe.grading import patch_and_run
 from pytest_swe.grading.paths import SHADOWABLE
 from pytest_swe.grading.paths import installed_module
 from pytest_swe.grading.pipeline import EvalRun
+from pytest_swe.grading.pipeline import Integrity
 from pytest_swe.grading.pipeline import applies_with_script
 from pytest_swe.grading.pipeline import integrity_of
 from pytest_swe.grading.probe import PROBE_ROOT
@@ -267,6 +268,27 @@ def status_lines(log: str) -> list[str]:
     return [line for line in log.splitlines() if re.fullmatch(r"( M| D|\?\?) \S+|\w+\.py", line)]
 
 
+def same_as_in_its_own_command(tmp_path: Path, patch: str) -> tuple[EvalRun, Integrity]:
+    """Under ``strict``, the patch applied in the eval command and in a command of its own: the
+    same notes, put-backs, tree the script saw and outcome, the former in one command. The
+    former's run and grading state."""
+    alone, alone_ctx, alone_box = evaluate(tmp_path / "alone", patch, fused=False, policy="strict")
+    fused, fused_ctx, fused_box = evaluate(tmp_path / "fused", patch, fused=True, policy="strict")
+    task = Task(family="swe-bench", instance_id="t", image="local")
+    seen = [integrity_of(task, ctx) for ctx in (alone_ctx, fused_ctx)]
+    assert seen[0].neutralized == seen[1].neutralized
+    assert seen[0].patched == seen[1].patched
+    assert status_lines(fused.log) == status_lines(alone.log)
+    assert (fused.ran, fused.exit_code, fused.verdict.reasons) == (
+        alone.ran,
+        alone.exit_code,
+        alone.verdict.reasons,
+    )
+    assert fused.verdict.extra["apply_in"] == "eval_command" and len(fused_box.commands) == 1
+    assert alone.verdict.extra["apply_in"] == "own_command" and len(alone_box.commands) > 1
+    return fused, seen[1]
+
+
 @pytest.mark.parametrize("case", ["new-test-and-conftest", "edited-and-deleted-tests", "deleted-test"])
 def test_under_strict_what_is_put_back_by_its_path_is_put_back_in_the_eval_command(
     tmp_path: Path, locked: None, case: str
@@ -275,22 +297,33 @@ def test_under_strict_what_is_put_back_by_its_path_is_put_back_in_the_eval_comma
     itself, the script run once there, with the same tree, notes and outcome as when a command
     of their own puts them back."""
     patch = put_back_patches(make_repo(tmp_path / "source"))[case]
-    alone, alone_ctx, alone_box = evaluate(tmp_path / "alone", patch, fused=False, policy="strict")
-    fused, fused_ctx, fused_box = evaluate(tmp_path / "fused", patch, fused=True, policy="strict")
-    task = Task(family="swe-bench", instance_id="t", image="local")
-    seen = [integrity_of(task, ctx) for ctx in (alone_ctx, fused_ctx)]
-    assert seen[0].neutralized and seen[0].neutralized == seen[1].neutralized
-    assert seen[0].patched == seen[1].patched == ["pkg/core.py"]
-    assert status_lines(fused.log) == status_lines(alone.log)
+    fused, seen = same_as_in_its_own_command(tmp_path, patch)
+    assert seen.neutralized and seen.patched == ["pkg/core.py"]
     assert " M pkg/core.py" in status_lines(fused.log)
     assert not any("test" in line for line in status_lines(fused.log))
-    assert (fused.ran, fused.exit_code, fused.verdict.reasons) == (
-        alone.ran,
-        alone.exit_code,
-        alone.verdict.reasons,
-    )
-    assert fused.verdict.extra["apply_in"] == "eval_command" and len(fused_box.commands) == 1
-    assert alone.verdict.extra["apply_in"] == "own_command" and len(alone_box.commands) > 2
+
+
+@pytest.mark.parametrize(
+    "moves",
+    [{"pkg/old.py": "pkg/older.py"}, {"tests/test_core.py": "tests/test_renamed.py"}],
+    ids=["module", "test-file"],
+)
+def test_under_strict_a_rename_is_applied_in_the_eval_command_as_in_its_own(
+    tmp_path: Path, locked: None, moves: dict[str, str]
+) -> None:
+    """A fix with a file renamed beside it: one command, and the same tree, notes and outcome as
+    with the apply in a command of its own (a renamed test file put back at its old path)."""
+    source = make_repo(tmp_path / "source")
+    fixed = (source / "pkg" / "core.py").read_text().replace("return 3\n", "return 33\n")
+    patch = make_patch(source, {"pkg/core.py": fixed}, moves)
+    assert "rename from" in patch
+    fused, seen = same_as_in_its_own_command(tmp_path, patch)
+    if "tests/test_core.py" in moves:
+        assert seen.patched == ["pkg/core.py"] and len(seen.neutralized) == 2
+        assert not any("test" in line for line in status_lines(fused.log))
+    else:
+        assert seen.patched == ["pkg/core.py", "pkg/older.py"] and seen.neutralized == []
+        assert " D pkg/old.py" in status_lines(fused.log) and "?? pkg/older.py" in status_lines(fused.log)
 
 
 def installed_here() -> str | None:
@@ -363,3 +396,8 @@ def test_when_the_patch_is_applied_in_the_script_command(tmp_path: Path) -> None
     assert not decided("official", "")
     for name in ("setup.cfg", "pyproject.toml"):  # their settings are read as the patch left them
         assert not decided("official", plain.replace("pkg/core.py", name))
+        assert not decided("strict", plain.replace("pkg/core.py", name))
+        # Named only in the code: under strict the paths decide (the sandbox checks them), elsewhere
+        # the whole text does.
+        mentioned = plain.replace("+b\n", f"+b = {name!r}\n")
+        assert decided("strict", mentioned) and not decided("official", mentioned)

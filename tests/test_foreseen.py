@@ -242,19 +242,79 @@ def test_whatever_the_host_would_put_back_of_new_files_is_foretold_or_looked_for
             assert shadow is None or (top is not None and top[1] in seen.new_modules), (change.path, shadow)
 
 
-def test_a_rename_a_symlink_and_a_patch_over_the_size_limit_are_not_foretold(tmp_path: Path) -> None:
+RENAMES: dict[str, tuple[dict[str, str], dict[str, str | None], Foreseen]] = {
+    "module": (
+        {"pkg/old.py": "pkg/older.py"},
+        {},
+        Foreseen(tracked=(("D", "pkg/old.py"),), added=("pkg/older.py",)),
+    ),
+    "module-and-edit": (
+        {"pkg/core.py": "pkg/base.py"},
+        {"pkg/base.py": "def f():\n    return 1\n\n\ng = f\n", "pkg/old.py": "X = 2\n"},
+        Foreseen(tracked=(("D", "pkg/core.py"), ("M", "pkg/old.py")), added=("pkg/base.py",)),
+    ),
+    "to-the-top": (
+        {"pkg/old.py": "old_module.py"},
+        {},
+        Foreseen(tracked=(("D", "pkg/old.py"),), added=("old_module.py",), new_modules=("old_module",)),
+    ),
+    "into-tests": (
+        {"pkg/old.py": "tests/test_old.py"},
+        {},
+        Foreseen(
+            tracked=(("D", "pkg/old.py"),), added=("tests/test_old.py",), put_back=("tests/test_old.py",)
+        ),
+    ),
+    "to-a-new-dir": (
+        {"README": "docs/README"},
+        {},
+        Foreseen(tracked=(("D", "README"),), added=("docs/README",)),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", RENAMES)
+def test_a_rename_is_foretold_as_its_old_path_deleted_and_its_new_one_added(
+    tmp_path: Path, shell_env: tuple[list[str], dict[str, str]], case: str
+) -> None:
+    """As the tree's record reads it (``--no-renames``): the check after a real apply passes, and
+    the tree is as git leaves it."""
+    moves, edit, expected = RENAMES[case]
     repo = make_repo(tmp_path / "repo")
-    git(repo, "mv", "pkg/old.py", "pkg/older.py")
-    git(repo, "add", "-A")
-    renamed = git(repo, "diff", "--cached", "-M", "HEAD")
-    git(repo, "reset", "-q", "--hard", "HEAD")
-    assert "rename from" in renamed and foretold(tmp_path, renamed) is None
+    patch = make_patch(repo, edit, moves)
+    assert "rename from" in patch
+    seen = foretold(tmp_path, patch)
+    assert seen == expected
+    back = ([p for _, p in seen.tracked if p in seen.put_back], [p for p in seen.added if p in seen.put_back])
+    assert check(shell_env, tmp_path, patch, seen, put_back=back if seen.put_back else None) == (0, "")
+    for old, new in moves.items():
+        assert not (repo / old).exists() and (repo / new).exists() is (new not in seen.put_back)
+
+
+def test_a_rename_named_other_than_git_reads_it_fails_the_check(
+    tmp_path: Path, shell_env: tuple[list[str], dict[str, str]]
+) -> None:
+    """The text only informs: a rename foretold the wrong way round (old and new swapped) is caught
+    in the sandbox, and the patch goes on to a command of its own."""
+    repo = make_repo(tmp_path / "repo")
+    patch = make_patch(repo, {}, {"pkg/old.py": "pkg/older.py"})
+    seen = Foreseen(tracked=(("D", "pkg/older.py"),), added=("pkg/old.py",))
+    assert check(shell_env, tmp_path, patch, seen)[0] == 1
+
+
+def test_a_symlink_a_copy_and_a_patch_over_the_size_limit_are_not_foretold(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
     (repo / "pkg" / "link.py").symlink_to("core.py")
     git(repo, "add", "-A")
     link = git(repo, "diff", "--cached", "HEAD")
     git(repo, "reset", "-q", "--hard", "HEAD")
     (repo / "pkg" / "link.py").unlink(missing_ok=True)
     assert "120000" in link and foretold(tmp_path, link) is None
+    copied = "diff --git a/pkg/old.py b/pkg/copy.py\nsimilarity index 100%\ncopy from pkg/old.py\ncopy to pkg/copy.py\n"
+    assert foretold(tmp_path, copied) is None
+    # A rename whose header names a third path: which two the tools take is not plain.
+    odd = "diff --git a/pkg/old.py b/pkg/older.py\nsimilarity index 100%\nrename from pkg/x.py\nrename to pkg/older.py\n"
+    assert foretold(tmp_path, odd) is None
     patch = make_patch(repo, FIX)
     task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
     assert applies_with_script(task, patch, ctx_for(tmp_path))

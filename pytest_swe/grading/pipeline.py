@@ -47,6 +47,7 @@ from . import evidence as ev
 from . import probe
 from .configfiles import SECTIONED_FILES
 from .configfiles import steering_changed
+from .diff import FileDiff
 from .diff import normalize
 from .diff import parse_patch
 from .findings import TAMPER
@@ -515,17 +516,20 @@ def applies_with_script(task: Task, patch: str, ctx: EvalContext) -> bool:
     what the apply did, or (under ``strict``, which plans its probe from the paths the patch
     changed and puts back those a fix cannot need) when the patch's text foretells it
     (:func:`foresee`). Not for an empty patch, nor one that names a file whose pytest settings the
-    host reads as the patch left them (:data:`SECTIONED_FILES`: the script may change it first)."""
+    host reads as the patch left them (:data:`SECTIONED_FILES`: the script may change it first):
+    under ``strict`` by the paths :func:`foresee` reads, which the sandbox checks, elsewhere by
+    the patch's whole text."""
     return _in_one_command(task, patch, ctx)[0]
 
 
 def _in_one_command(task: Task, patch: str, ctx: EvalContext) -> tuple[bool, Foreseen | None]:
     """:func:`applies_with_script`, and under ``strict`` what the patch foretells (read once)."""
     integrity = integrity_of(task, ctx)
-    if not patch.strip() or any(name in patch for name in SECTIONED_FILES):
+    if not patch.strip():
         return False, None
     if not integrity.strict:
-        return True, None
+        # No check in the sandbox here: a patch whose text names such a file at all is turned away.
+        return not any(name in patch for name in SECTIONED_FILES), None
     limit = ctx.settings.eval.policy_options.max_patch_bytes
     if limit is not None and len(patch_bytes(patch)) > limit:
         return False, None
@@ -543,8 +547,8 @@ NOT_FORESEEN = 97
 @dataclass(frozen=True)
 class Foreseen:
     """What a patch will change in the tree, read from its text, under ``strict``: tracked files it
-    modifies (``M``) or deletes (``D``), and files it adds; none of them a path the policy puts
-    back. The probe is planned from it before the apply, and the eval command checks the tree
+    modifies (``M``) or deletes (``D``), and files it adds; those the policy puts back by their
+    path alone listed again in ``put_back``. The probe is planned from it before the apply, and the eval command checks the tree
     against it (:meth:`WorkTree.check_foreseen`) before the script runs."""
 
     tracked: tuple[tuple[str, str], ...]
@@ -576,23 +580,22 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
     the strict policy would judge by the tree (a configuration file with other tools' settings);
     None otherwise. Paths the policy puts back by their path alone (test files, ``conftest.py``)
     are foretold as such. A new top-level module, which the policy puts back where it shadows one
-    installed in the image, is foretold with its name for the check in the sandbox."""
-    files = parse_patch(patch)
+    installed in the image, is foretold with its name for the check in the sandbox. A rename is
+    foretold as the tree's record will read it: its old path deleted, its new one added."""
+    changes = _foretold_changes(parse_patch(patch))
+    if not changes:
+        return None
     tracked: list[tuple[str, str]] = []
     added: list[str] = []
     new_modules: set[str] = set()
     put_back: list[str] = []
     # The import-root entries the base tree surely has: those of files the patch modifies or deletes.
-    present = {root_entry(p) for part in files if part.kind in ("modified", "deleted") for p in part.paths}
-    for part in files:
-        if len(part.paths) != 1 or part.renamed or part.symlink:
-            return None
-        path = part.paths[0]
+    present = {root_entry(path) for path, kind in changes if kind in ("modified", "deleted")}
+    for path, kind in changes:
         if not _FORESEEABLE_PATH.fullmatch(path) or normalize(path) != path or in_git_dir(path):
             return None
         if path in added or path in (p for _, p in tracked) or path.rsplit("/", 1)[-1] in SECTIONED_FILES:
             return None
-        kind = part.kind
         if kind not in ("added", "modified", "deleted"):
             return None
         if why_neutralized(PathChange(path, kind), integrity.protection, frozenset()) is not None:
@@ -612,11 +615,28 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
             added.append(path)
         else:
             tracked.append(("D" if kind == "deleted" else "M", path))
-    if not files:
-        return None
     return Foreseen(
         tuple(sorted(tracked)), tuple(sorted(added)), tuple(sorted(new_modules)), tuple(sorted(put_back))
     )
+
+
+def _foretold_changes(files: list[FileDiff]) -> list[tuple[str, str]] | None:
+    """Each part's path and kind, a rename as its old path deleted and its new one added (the
+    tree's record reads renames so); None where a part names no single path (or, renamed, not
+    just its two) or is a symbolic link."""
+    changes: list[tuple[str, str]] = []
+    for part in files:
+        if part.symlink:
+            return None
+        if part.renamed:
+            if len(part.paths) != 2 or not (part.old_exists and part.new_exists):
+                return None
+            changes += [(part.paths[0], "deleted"), (part.paths[1], "added")]
+        elif len(part.paths) == 1:
+            changes.append((part.paths[0], part.kind))
+        else:
+            return None
+    return changes
 
 
 def _apply_and_run(
