@@ -220,13 +220,7 @@ def test_whatever_the_host_would_put_back_of_new_files_is_foretold_or_looked_for
     if any(a != b and b.startswith(a + "/") for a in paths for b in paths):
         return  # a file where another needs a directory: no tree holds both
     task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
-    ctx = EvalContext(
-        settings=benchmark_settings("swe-bench", eval={"policy": "strict"}),
-        artifacts=Path("/nonexistent"),
-        timeout=60,
-        output_limit=1 << 20,
-    )
-    integrity = integrity_of(task, ctx)
+    integrity = integrity_of(task, ctx_for(Path("/nonexistent")))
     seen = foresee("".join(new_file_diff(p, "x\n") for p in paths), integrity)
     if seen is None:
         return
@@ -285,8 +279,8 @@ def test_a_rename_is_foretold_as_its_old_path_deleted_and_its_new_one_added(
     assert "rename from" in patch
     seen = foretold(tmp_path, patch)
     assert seen == expected
-    back = ([p for _, p in seen.tracked if p in seen.put_back], [p for p in seen.added if p in seen.put_back])
-    assert check(shell_env, tmp_path, patch, seen, put_back=back if seen.put_back else None) == (0, "")
+    back = seen.to_put_back if seen.put_back else None
+    assert check(shell_env, tmp_path, patch, seen, put_back=back) == (0, "")
     for old, new in moves.items():
         assert not (repo / old).exists() and (repo / new).exists() is (new not in seen.put_back)
 
@@ -310,10 +304,16 @@ def test_a_symlink_a_copy_and_a_patch_over_the_size_limit_are_not_foretold(tmp_p
     git(repo, "reset", "-q", "--hard", "HEAD")
     (repo / "pkg" / "link.py").unlink(missing_ok=True)
     assert "120000" in link and foretold(tmp_path, link) is None
-    copied = "diff --git a/pkg/old.py b/pkg/copy.py\nsimilarity index 100%\ncopy from pkg/old.py\ncopy to pkg/copy.py\n"
+    copied = (
+        "diff --git a/pkg/old.py b/pkg/copy.py\nsimilarity index 100%\n"
+        "copy from pkg/old.py\ncopy to pkg/copy.py\n"
+    )
     assert foretold(tmp_path, copied) is None
     # A rename whose header names a third path: which two the tools take is not plain.
-    odd = "diff --git a/pkg/old.py b/pkg/older.py\nsimilarity index 100%\nrename from pkg/x.py\nrename to pkg/older.py\n"
+    odd = (
+        "diff --git a/pkg/old.py b/pkg/older.py\nsimilarity index 100%\n"
+        "rename from pkg/x.py\nrename to pkg/older.py\n"
+    )
     assert foretold(tmp_path, odd) is None
     patch = make_patch(repo, FIX)
     task = Task(family="swe-bench", instance_id="t", image="local", workdir="/testbed")
@@ -459,9 +459,7 @@ def test_what_is_foretold_as_put_back_is_put_back_after_the_check(
     patch = make_patch(repo, edits)
     seen = foretold(tmp_path, patch)
     assert seen is not None and len(seen.put_back) == 7
-    tracked = [path for _, path in seen.tracked if path in seen.put_back]
-    added = [path for path in seen.added if path in seen.put_back]
-    assert check(shell_env, tmp_path, patch, seen, put_back=(tracked, added)) == (0, "")
+    assert check(shell_env, tmp_path, patch, seen, put_back=seen.to_put_back) == (0, "")
     assert status(repo) == [" D pkg/old.py", " M pkg/core.py", "?? pkg/util.py"]
 
 

@@ -548,8 +548,9 @@ NOT_FORESEEN = 97
 class Foreseen:
     """What a patch will change in the tree, read from its text, under ``strict``: tracked files it
     modifies (``M``) or deletes (``D``), and files it adds; those the policy puts back by their
-    path alone listed again in ``put_back``. The probe is planned from it before the apply, and the eval command checks the tree
-    against it (:meth:`WorkTree.check_foreseen`) before the script runs."""
+    path alone listed again in ``put_back``. The probe is planned from it before the apply, and
+    the eval command checks the tree against it (:meth:`WorkTree.check_foreseen`) before the
+    script runs."""
 
     tracked: tuple[tuple[str, str], ...]
     added: tuple[str, ...]
@@ -566,6 +567,14 @@ class Foreseen:
     def patched(self) -> list[str]:
         changed = [path for status, path in self.tracked if status != "D"] + list(self.added)
         return sorted(path for path in changed if path not in self.put_back)
+
+    @property
+    def to_put_back(self) -> tuple[list[str], list[str]]:
+        """``put_back`` as :meth:`WorkTree.put_back` takes it: tracked paths, added paths."""
+        return (
+            [path for _, path in self.tracked if path in self.put_back],
+            [path for path in self.added if path in self.put_back],
+        )
 
     @property
     def changes(self) -> frozenset[tuple[str, str]]:
@@ -595,8 +604,6 @@ def foresee(patch: str, integrity: Integrity) -> Foreseen | None:
         if not _FORESEEABLE_PATH.fullmatch(path) or normalize(path) != path or in_git_dir(path):
             return None
         if path in added or path in (p for _, p in tracked) or path.rsplit("/", 1)[-1] in SECTIONED_FILES:
-            return None
-        if kind not in ("added", "modified", "deleted"):
             return None
         if why_neutralized(PathChange(path, kind), integrity.protection, frozenset()) is not None:
             # Put back whatever the tree holds, unless the reason is the tree's (a module it shadows).
@@ -675,9 +682,7 @@ def _apply_and_run(
         check = tree.check_foreseen(foreseen.tracked, foreseen.added, record_limit, foreseen.new_modules)
         apply = f"( {apply}\n) || exit $?\n( {check}\n) >/dev/null 2>&1 < /dev/null || exit {NOT_FORESEEN}\n"
         if foreseen.put_back:
-            removed = [path for path in foreseen.added if path in foreseen.put_back]
-            restored = [path for _, path in foreseen.tracked if path in foreseen.put_back]
-            back = tree.put_back(restored, removed)
+            back = tree.put_back(*foreseen.to_put_back)
             apply += f"( {back}\n) >/dev/null 2>&1 < /dev/null || exit {NOT_FORESEEN}\n"
     opening = Opening(apply, path=f"{probe.PROBE_ROOT}/a-{token}", then=tree.keep_head("__swe_head"))
     instrumented, probe_files = _prepare_probe(task, ctx, script, probe_spec, path)
