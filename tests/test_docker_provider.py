@@ -254,3 +254,38 @@ def test_a_file_of_a_dead_sandbox_is_not_a_missing_file(sandbox: Any) -> None:
     with pytest.raises(InfraError) as excinfo:
         sandbox.read_file("/tmp/state")
     assert excinfo.value.kind == "sandbox_died", excinfo.value
+
+
+@pytest.mark.parametrize("engine_answers", [True, False], ids=["engine-up", "engine-gone"])
+def test_a_container_that_does_not_start_is_the_sandboxs_fault_unless_the_engine_is_gone(
+    provider: DockerProvider, monkeypatch: pytest.MonkeyPatch, engine_answers: bool
+) -> None:
+    """A real container is created; its start fails (as when the engine stops between the two).
+    The item's error says whose fault it is: ``sandbox_start`` while the engine still answers,
+    ``provider_unavailable`` once it does not; the created container is removed either way."""
+    import docker.errors
+
+    from pytest_swe.api.errors import InfraError
+
+    collection = type(provider.client.containers)  # the SDK makes a new one on each access
+    create = collection.create
+    made: list[str] = []
+
+    def create_that_will_not_start(self: Any, **kwargs: Any) -> Any:
+        container = create(self, **kwargs)
+        made.append(container.id)
+
+        def start() -> None:
+            raise docker.errors.APIError("the engine is shutting down")
+
+        container.start = start
+        return container
+
+    monkeypatch.setattr(collection, "create", create_that_will_not_start)
+    if not engine_answers:
+        monkeypatch.setattr(provider, "daemon_alive", lambda: False)
+    with pytest.raises(InfraError) as fault:
+        provider.create(SandboxSpec(image=BASE_IMAGE, workdir="/tmp"))
+    assert fault.value.kind == ("sandbox_start" if engine_answers else "provider_unavailable")
+    assert "cannot start a container" in str(fault.value)
+    assert made and made[0] not in {c.id for c in provider.client.containers.list(all=True)}

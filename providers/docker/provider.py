@@ -249,14 +249,23 @@ class DockerProvider:
         try:
             container = self.client.containers.create(**kwargs)
         except engine_errors() as exc:
-            kind = "sandbox_start" if self.daemon_alive() else "provider_unavailable"
-            raise InfraError(kind, f"cannot create a container from {spec.image}: {exc}") from None
+            raise InfraError(
+                self._start_fault(), f"cannot create a container from {spec.image}: {exc}"
+            ) from None
         try:
             container.start()
         except engine_errors() as exc:
+            # The engine may have gone away between the create and the start: asked before the
+            # removal, which retries against an engine that does not answer.
+            kind = self._start_fault()
             self.remove(container.id)
-            raise InfraError("sandbox_start", f"cannot start a container from {spec.image}: {exc}") from None
+            raise InfraError(kind, f"cannot start a container from {spec.image}: {exc}") from None
         return self.sandbox_class(self, container, spec)
+
+    def _start_fault(self) -> str:
+        """The kind of a failed create or start: the sandbox's, or the engine's when it no longer
+        answers (a stopped daemon is reported once as such, not as a bad image or spec)."""
+        return "sandbox_start" if self.daemon_alive() else "provider_unavailable"
 
     def remove(self, container_id: str, attempts: int = 4) -> CleanupResult:
         """Remove a container and confirm it is gone, retrying; never raises."""
