@@ -145,7 +145,8 @@ def test_daemon_stop_midrun_then_resume(
     errored = [c for c in first if c.outcome == "error"]
     assert errored, "items after the stop must be errors"
     assert all(c.outcome in ("passed", "error") for c in first), "an infra fault is never a failure"
-    assert {c.properties["error_kind"] for c in errored} <= {"provider_unavailable", "sandbox_died"}
+    kinds = {c.properties["error_kind"] for c in errored}
+    assert kinds <= {"provider_unavailable", "sandbox_died"}, [c.message[-1500:] for c in errored]
     assert all(c.properties["masked"] == "true" for c in errored)
 
     private_engine.start()
@@ -174,3 +175,41 @@ def test_daemon_stop_midrun_then_resume(
     entries = [json.loads(line) for line in ledger.read_text().splitlines() if line.strip()]
     assert {e["properties"]["instance_id"] for e in entries if e["outcome"] == "passed"} == set(DEMO_IDS)
     assert not labelled(private_engine), "no sandbox of either run is left on the engine"
+
+
+def test_an_engine_shutting_down_is_not_answering(
+    private_engine: PrivateEngine, demo_images: list[str]
+) -> None:
+    """A stopping engine closes its socket at once but serves the connections already open while
+    it stops its containers. A command cut off then is the engine's fault, not the sandbox's, and
+    the engine is not taken for alive because a pooled connection still answers."""
+    import threading
+
+    from pytest_swe.api.errors import InfraError
+    from pytest_swe.api.sandbox import SandboxSpec
+    from pytest_swe.api.sandbox import this_run
+    from pytest_swe.providers.docker import DockerProvider
+
+    provider = DockerProvider({"name": "docker", "pull": "never", "host": private_engine.host}, this_run())
+    sandbox = provider.create(SandboxSpec(image=demo_images[0], workdir="/"))
+    assert provider.client.ping() and provider.daemon_alive()
+    faults: list[BaseException] = []
+
+    def command() -> None:
+        try:
+            sandbox.exec("sleep 600", timeout=300)
+        except InfraError as exc:
+            faults.append(exc)
+
+    running = threading.Thread(target=command)
+    running.start()
+    time.sleep(1.0)
+    assert private_engine.proc is not None
+    private_engine.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert private_engine.proc.poll() is None, "the engine stopped at once: no window to test"
+    assert provider.client.ping(), "the pooled connection no longer answers: no window to test"
+    assert not provider.daemon_alive()
+    running.join(timeout=120)
+    assert not running.is_alive()
+    assert [getattr(f, "kind", f) for f in faults] == ["provider_unavailable"], faults

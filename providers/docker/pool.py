@@ -17,6 +17,7 @@ import functools
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,18 +205,23 @@ class PoolHost(DockerProvider):
         self.slots.drain(reason)
 
     def daemon_alive(self) -> bool:
-        """False once drained; after a failed call, a failed ping drains the host."""
+        """False once drained; after a failed call, a failed ping on a new connection drains the
+        host (the health client's open connection still answers an engine that is shutting down)."""
+        return self._answers(super().daemon_alive)
+
+    def _answers(self, ping: Callable[[], bool]) -> bool:
         if self.drained():
             return False
-        if self.ping():
+        if ping():
             return True
         self.drain("stopped answering (a call failed and a ping after it too)")
         return False
 
     def remove(self, container_id: str, attempts: int = 4) -> CleanupResult:
         """As the engine's, but at once when the host is drained or does not answer (each attempt
-        would otherwise wait for the request timeout)."""
-        if not self.daemon_alive():
+        would otherwise wait for the request timeout). The health client asks: a removal is no
+        fault, and a new connection to each removal would cost an SSH or TLS handshake."""
+        if not self._answers(self.ping):
             return CleanupResult(False, 0, f"host {self.host_name} is drained ({self.drained()})")
         return super().remove(container_id, attempts)
 

@@ -152,11 +152,14 @@ class DockerProvider:
         return f"{self.product} {info.get('Version', '?')}"
 
     def daemon_alive(self) -> bool:
+        """Whether the engine answers a new connection. The client's pooled connection cannot
+        tell: an engine that is shutting down closes its socket at once but goes on serving the
+        connections already open (pings, inspections) while it stops its containers, 10 s and more."""
         try:
-            self.client.ping()
-            return True
-        except engine_errors(InfraError):
+            self.preflight(timeout=5.0)
+        except InfraError:
             return False
+        return True
 
     def labels(self, spec: SandboxSpec) -> dict[str, str]:
         return sandbox_labels(self.run, spec)
