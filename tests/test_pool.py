@@ -402,6 +402,28 @@ def test_pool_drain_fails_the_in_flight_sandbox_and_places_the_next_elsewhere(
 
 
 @pytest.mark.docker
+def test_pool_host_is_asked_on_a_new_connection_after_a_failed_call(
+    pool: Pool, restore_links: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine that is shutting down still answers on the connections it has open (the host's
+    health client) and on no new one. After a failed call the host is asked on a new connection:
+    here the health client is made to answer while the link is down, and the host is drained."""
+    victim = pool.engines[0]
+    provider = pool.provider("fresh", engines=[victim])
+    try:
+        host = provider.hosts[0]
+        assert host.daemon_alive() and not host.drained()
+        monkeypatch.setattr(host, "ping", lambda: True)
+        victim.cut()
+        started = time.monotonic()
+        assert not host.daemon_alive()
+        assert time.monotonic() - started < FAST["request_timeout"] + 10
+        assert "stopped answering" in (host.drained() or "")
+    finally:
+        provider.close()
+
+
+@pytest.mark.docker
 def test_pool_host_down_at_the_start_is_drained_and_skipped(pool: Pool, tmp_path: Path) -> None:
     hosts = [
         {"name": "gone", "url": f"unix://{tmp_path}/no-engine.sock"},
