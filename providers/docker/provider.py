@@ -154,10 +154,19 @@ class DockerProvider:
     def daemon_alive(self) -> bool:
         """Whether the engine answers a new connection. The client's pooled connection cannot
         tell: an engine that is shutting down closes its socket at once but goes on serving the
-        connections already open (pings, inspections) while it stops its containers, 10 s and more."""
+        connections already open (pings, inspections) while it stops its containers, 10 s and more.
+        Nothing is started to answer (Podman's service is, before a run): asked after a failed
+        call, a service that went away is the engine's fault, not the sandbox's."""
+        path = socket_of(self.options.get("host"))
+        if path is None:
+            try:
+                self.preflight(timeout=5.0)
+            except InfraError:
+                return False
+            return True
         try:
-            self.preflight(timeout=5.0)
-        except InfraError:
+            SocketQueries(path, 5.0).ping()
+        except QUERY_ERRORS:
             return False
         return True
 

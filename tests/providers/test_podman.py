@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -179,6 +180,30 @@ def test_the_service_is_started_once_when_nothing_answers(tmp_path: Path) -> Non
         assert second.version().startswith("Podman ")
         assert peer_pid(str(path)) == pid
         assert {"nofile", "nproc"} <= set(first.service_limits())
+    finally:
+        pid = peer_pid(str(path))
+        if pid is not None:
+            os.kill(pid, 15)
+
+
+def test_a_service_gone_mid_run_is_not_started_again_to_say_the_engine_answers(tmp_path: Path) -> None:
+    """After a failed call the provider asks whether its engine still answers: a service that went
+    away says no (the item's error is then the engine's), and none is started by the asking."""
+    if shutil.which("podman") is None:
+        unavailable("podman", "not installed (.ci/install-podman.sh installs it)")
+    path = tmp_path / "service" / "podman.sock"
+    provider = PodmanProvider({"name": "podman", "host": f"unix://{path}", "start_service": True}, this_run())
+    try:
+        provider.preflight(timeout=30)
+        pid = peer_pid(str(path))
+        assert pid is not None and provider.daemon_alive()
+        os.kill(pid, 15)
+        for _ in range(100):
+            if peer_pid(str(path)) is None:
+                break
+            time.sleep(0.1)
+        assert not provider.daemon_alive()
+        assert peer_pid(str(path)) is None
     finally:
         pid = peer_pid(str(path))
         if pid is not None:
