@@ -190,6 +190,11 @@ def test_an_engine_shutting_down_is_not_answering(
     from pytest_swe.api.sandbox import this_run
     from pytest_swe.providers.docker import DockerProvider
 
+    # A container whose first process ignores SIGTERM holds the engine's shutdown open for its
+    # stop timeout (10 s), so the window is there however fast the machine.
+    private_engine.client().containers.run(
+        demo_images[0], ["600"], entrypoint=["sleep"], init=False, network_mode="none", detach=True
+    )
     provider = DockerProvider({"name": "docker", "pull": "never", "host": private_engine.host}, this_run())
     sandbox = provider.create(SandboxSpec(image=demo_images[0], workdir="/"))
     assert provider.client.ping() and provider.daemon_alive()
