@@ -111,10 +111,16 @@ class DockerProvider:
 
     def preflight(self, timeout: float = 10.0) -> None:
         """Raise InfraError (``provider_unavailable``) unless the engine answers a ping within ``timeout``."""
-        queries = self._queries(timeout)
-        if queries is not None:
+        self._ready()
+        self._ping_anew(timeout)
+
+    def _ping_anew(self, timeout: float) -> None:
+        """As :meth:`preflight`, on a connection of its own, and starting nothing: Podman's service
+        is started on a Unix socket only, and that is asked here without ``_ready``."""
+        path = socket_of(self.options.get("host"))
+        if path is not None:
             try:
-                queries.ping()
+                SocketQueries(path, timeout).ping()
             except QUERY_ERRORS as exc:
                 raise InfraError("provider_unavailable", self.unreachable(exc)) from None
             return
@@ -157,16 +163,9 @@ class DockerProvider:
         connections already open (pings, inspections) while it stops its containers, 10 s and more.
         Nothing is started to answer (Podman's service is, before a run): asked after a failed
         call, a service that went away is the engine's fault, not the sandbox's."""
-        path = socket_of(self.options.get("host"))
-        if path is None:
-            try:
-                self.preflight(timeout=5.0)
-            except InfraError:
-                return False
-            return True
         try:
-            SocketQueries(path, 5.0).ping()
-        except QUERY_ERRORS:
+            self._ping_anew(timeout=5.0)
+        except InfraError:
             return False
         return True
 
