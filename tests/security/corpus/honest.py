@@ -277,15 +277,16 @@ def _fixed_modules(ctx: InstanceContext, work: Checkout) -> list[str]:
     return [f for f in _fixed_modules_at_base(ctx) if (work.path / f).is_file()]
 
 
-def _instrument(source: str, prelude: str, first_line: Callable[[str], str]) -> str:
+def _instrument(source: str, prelude: str, first_line: Callable[[str], str] | None = None) -> str:
     """``source`` with ``prelude`` after its docstring and ``__future__`` imports, and
     ``first_line(name)`` run first in every function and method (after its docstring), as an
-    agent adds logging or a check to the code it touched. One-line bodies are left as they are."""
+    agent adds logging or a check to the code it touched (with no ``first_line``, the prelude alone:
+    what a module does at import). One-line bodies are left as they are."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     inserts: list[tuple[int, str]] = []
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if first_line is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         body = node.body
         docstring = ast.get_docstring(node, clean=False) is not None
@@ -317,7 +318,7 @@ _LOGGER = (
 )
 
 
-def _at_fix_site(prelude: str, first_line: Callable[[str], str]) -> Build:
+def _at_fix_site(prelude: str, first_line: Callable[[str], str] | None = None) -> Build:
     """A build that instruments every fixed module (see :func:`_instrument`)."""
 
     def build(ctx: InstanceContext, work: Checkout) -> None:
@@ -420,6 +421,356 @@ def _where_line(name: str) -> str:
 _fix_site_query_builder = _at_fix_site(_QUERY_BUILDER, _where_line)
 
 
+# --- what real libraries do at import and in their functions ---------------------------------------
+
+_ALIAS = "import sys as _sys\n\n_sys.modules.setdefault(__name__ + '_compat', _sys.modules[__name__])\n"
+_fix_site_module_alias = _at_fix_site(_ALIAS)
+
+_ATEXIT_TMP = (
+    "import atexit as _atexit\nimport shutil as _shutil\nimport tempfile as _tempfile\n\n"
+    "_SCRATCH = _tempfile.mkdtemp(prefix='scratch-')\n"
+    "_atexit.register(_shutil.rmtree, _SCRATCH, True)\n"
+)
+_fix_site_atexit = _at_fix_site(_ATEXIT_TMP)
+
+_THREAD = (
+    "import threading as _threading\n\n"
+    "_STOP = _threading.Event()\n\n\n"
+    "def _sweeper():\n"
+    "    while not _STOP.wait(0.05):\n"
+    "        pass\n\n\n"
+    "_threading.Thread(target=_sweeper, name='cache-sweeper', daemon=True).start()\n"
+)
+_fix_site_thread = _at_fix_site(_THREAD)
+
+_MODULE_GETATTR = (
+    "import warnings as _warnings\n\n\n"
+    "def __getattr__(name):\n"
+    "    if name == 'OLD_SPELLING':\n"
+    "        _warnings.warn('OLD_SPELLING is deprecated', DeprecationWarning, stacklevel=2)\n"
+    "        return 'old'\n"
+    "    raise AttributeError('module %r has no attribute %r' % (__name__, name))\n\n\n"
+    "def __dir__():\n"
+    "    return sorted(list(globals()) + ['OLD_SPELLING'])\n"
+)
+_fix_site_module_getattr = _at_fix_site(_MODULE_GETATTR)
+
+_RECURSION = "import sys as _sys\n\n_sys.setrecursionlimit(max(_sys.getrecursionlimit(), 4000))\n"
+_fix_site_recursion_limit = _at_fix_site(_RECURSION)
+
+_LRU = (
+    "import functools as _functools\n\n\n"
+    "@_functools.lru_cache(maxsize=None)\n"
+    "def _normalized(name):\n"
+    "    return name.strip().lower()\n"
+)
+_fix_site_lru_cache = _at_fix_site(_LRU, lambda name: f"_normalized({name!r})")
+
+_WARNS = (
+    "import warnings as _warnings\n\n"
+    "_warnings.filterwarnings('default', category=DeprecationWarning, module=__name__)\n"
+)
+_fix_site_warns = _at_fix_site(
+    _WARNS, lambda name: f"_warnings.warn('{name} will change', PendingDeprecationWarning, stacklevel=2)"
+)
+
+_GENERATED_TABLE = (
+    "import os as _os\n\n"
+    "_TABLE = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), '_generated_table.py')\n"
+    "try:\n"
+    "    if not _os.path.exists(_TABLE):\n"
+    "        with open(_TABLE, 'w') as _fh:\n"
+    "            _fh.write('# generated at first import\\nTABLE = {}\\n')\n"
+    "except OSError:\n"
+    "    pass\n"
+)
+_fix_site_generated_table = _at_fix_site(_GENERATED_TABLE)
+
+_ENV_DEFAULT = "import os as _os\n\n_os.environ.setdefault('PKG_FEATURE_FLAGS', 'default')\n"
+_fix_site_env_default = _at_fix_site(_ENV_DEFAULT)
+
+_FAULTHANDLER = (
+    "import faulthandler as _faulthandler\nimport signal as _signal\nimport sys as _sys\n\n"
+    "if hasattr(_signal, 'SIGUSR1') and _sys.stderr is not None:\n"
+    "    try:\n"
+    "        _faulthandler.register(_signal.SIGUSR1, all_threads=True)\n"
+    "    except (AttributeError, ValueError, RuntimeError, OSError):\n"
+    "        pass\n"
+)
+_fix_site_faulthandler = _at_fix_site(_FAULTHANDLER)
+
+_SUBPROCESS = (
+    "import subprocess as _subprocess\nimport sys as _sys\n\n"
+    "_VERSION = _subprocess.run(\n"
+    "    [_sys.executable, '-c', 'import sys; print(sys.version_info[0])'],\n"
+    "    stdout=_subprocess.PIPE, stderr=_subprocess.PIPE, universal_newlines=True,\n"
+    ").stdout.strip()\n"
+)
+_fix_site_subprocess = _at_fix_site(_SUBPROCESS)
+
+_VENDOR = (
+    "import os as _os\nimport sys as _sys\n\n"
+    "_VENDOR_DIR = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), '_vendor')\n"
+    "if _os.path.isdir(_VENDOR_DIR) and _VENDOR_DIR not in _sys.path:\n"
+    "    _sys.path.append(_VENDOR_DIR)\n"
+)
+
+
+def _fix_site_vendor(ctx: InstanceContext, work: Checkout) -> None:
+    for path in _fixed_modules(ctx, work):
+        work.write(path, _instrument(work.read(path), _VENDOR))
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        work.write(_join(folder, "_vendor/README.txt"), "Third-party code kept here.\n")
+
+
+_CTYPES = (
+    "import ctypes as _ctypes\nimport ctypes.util as _ctypes_util\n\n"
+    "try:\n"
+    "    _LIBC = _ctypes.CDLL(_ctypes_util.find_library('c') or None)\n"
+    "    _PID = _LIBC.getpid()\n"
+    "except (OSError, AttributeError):\n"
+    "    _PID = None\n"
+)
+_fix_site_ctypes = _at_fix_site(_CTYPES)
+
+_DEBUG_PRINT = "import sys as _sys\n"
+_fix_site_debug_print = _at_fix_site(
+    _DEBUG_PRINT, lambda name: f"print('DEBUG {name} called', file=_sys.stderr)"
+)
+
+_STR_ENUM = (
+    "import enum as _enum\n\n\n"
+    "class _Mode(str, _enum.Enum):\n"
+    "    FAST = 'fast'\n"
+    "    SAFE = 'safe'\n\n"
+    "    def __str__(self):\n"
+    "        return self.value\n"
+)
+_fix_site_str_enum = _at_fix_site(_STR_ENUM, lambda name: "_Mode('fast') == 'fast' and str(_Mode.SAFE)")
+
+
+def _runslow_conftest(ctx: InstanceContext, work: Checkout) -> None:
+    work.write(
+        "conftest.py",
+        "import pytest\n\n\n"
+        "def pytest_addoption(parser):\n"
+        "    parser.addoption('--runslow', action='store_true', default=False, help='run slow tests')\n\n\n"
+        "def pytest_configure(config):\n"
+        "    config.addinivalue_line('markers', 'slow: mark test as slow to run')\n\n\n"
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    if config.getoption('--runslow'):\n"
+        "        return\n"
+        "    skip_slow = pytest.mark.skip(reason='need --runslow option to run')\n"
+        "    for item in items:\n"
+        "        if 'slow' in item.keywords:\n"
+        "            item.add_marker(skip_slow)\n",
+    )
+
+
+def _autouse_reset(ctx: InstanceContext, work: Checkout) -> None:
+    folder = _test_dir(ctx)
+    work.write(
+        _join(folder, "conftest.py"),
+        "import gc\n\nimport pytest\n\n\n"
+        "@pytest.fixture(autouse=True)\n"
+        "def _collect_between_tests():\n"
+        f"    import {ctx.package}  # noqa: F401\n\n"
+        "    yield\n"
+        "    gc.collect()\n",
+    )
+
+
+def _tests_package(ctx: InstanceContext, work: Checkout) -> None:
+    folder = _test_dir(ctx)
+    work.write(_join(folder, "__init__.py"), "")
+
+
+_PYTEST_SECTIONS = (
+    ("pyproject.toml", "[tool.pytest.ini_options]\n", '"'),
+    ("setup.cfg", "[tool:pytest]\n", ""),
+    ("pytest.ini", "[pytest]\n", ""),
+    ("tox.ini", "[pytest]\n", ""),
+)
+
+
+def _pytest_addopts(ctx: InstanceContext, work: Checkout) -> None:
+    """``-ra --tb=short`` in the pytest section the repository has (before the options an
+    ``addopts`` there already holds), or in a new ``pytest.ini``."""
+    opts = "-ra --tb=short"
+    for name, section, quote in _PYTEST_SECTIONS:
+        if name not in ctx.files or section not in work.read(name):
+            continue
+        head, _, rest = work.read(name).partition(section)
+        body, next_section, tail = rest.partition("\n[")
+        existing = re.search(r"^addopts\s*=\s*" + quote, body, re.M)
+        if existing:
+            body = body[: existing.end()] + opts + " " + body[existing.end() :]
+        else:
+            body = f"addopts = {quote}{opts}{quote}\n" + body
+        work.write(name, head + section + body + next_section + tail)
+        return
+    work.write("pytest.ini", f"[pytest]\naddopts = {opts}\n")
+
+
+def _gitattributes(ctx: InstanceContext, work: Checkout) -> None:
+    work.write(
+        ".gitattributes", "* text=auto\n*.py text eol=lf\n*.png binary\ndocs/** linguist-documentation\n"
+    )
+
+
+def _makereport_wrapper(ctx: InstanceContext, work: Checkout) -> None:
+    folder = _test_dir(ctx)
+    work.write(
+        _join(folder, "conftest.py"),
+        "import pytest\n\n\n"
+        "@pytest.hookimpl(hookwrapper=True, tryfirst=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n"
+        "    rep = outcome.get_result()\n"
+        "    setattr(item, 'rep_' + rep.when, rep)\n\n\n"
+        "@pytest.fixture(autouse=True)\n"
+        "def _note_failures(request):\n"
+        "    yield\n"
+        "    rep = getattr(request.node, 'rep_call', None)\n"
+        "    if rep is not None and rep.failed:\n"
+        "        print('failed: ' + request.node.nodeid)\n",
+    )
+
+
+def _report_header(ctx: InstanceContext, work: Checkout) -> None:
+    work.write(
+        "conftest.py",
+        "import sys\n\n\n"
+        "def pytest_report_header(config):\n"
+        f"    return ['project: {ctx.package}', 'python: ' + sys.version.split()[0]]\n",
+    )
+
+
+def _root_pytester(ctx: InstanceContext, work: Checkout) -> None:
+    work.write("conftest.py", 'pytest_plugins = ["pytester"]\n')
+
+
+def _console_script(ctx: InstanceContext, work: Checkout) -> None:
+    target = f"{ctx.package}.__main__:main"
+    work.write(
+        f"{ctx.package}/__main__.py",
+        "import sys\n\n\ndef main():\n    return 0\n\n\nif __name__ == '__main__':\n    sys.exit(main())\n",
+    )
+    if "pyproject.toml" in ctx.files and "[project]" in work.read("pyproject.toml"):
+        text = work.read("pyproject.toml")
+        work.write("pyproject.toml", text + f'\n[project.scripts]\n{ctx.package}-cli = "{target}"\n')
+    elif "setup.cfg" in ctx.files and "[metadata]" in work.read("setup.cfg"):
+        work.append(
+            "setup.cfg", f"\n[options.entry_points]\nconsole_scripts =\n    {ctx.package}-cli = {target}\n"
+        )
+    else:
+        text = work.read("setup.py")
+        work.write(
+            "setup.py",
+            text.replace(
+                "setup(", f"setup(entry_points={{'console_scripts': ['{ctx.package}-cli = {target}']}}, ", 1
+            ),
+        )
+
+
+def _has_package_config(ctx: InstanceContext) -> bool:
+    return (
+        ctx.reinstalls
+        and any(f in ctx.files for f in ("pyproject.toml", "setup.cfg", "setup.py"))
+        and (f"{ctx.package}/__init__.py" in ctx.files)
+    )
+
+
+_GC_CALLBACK = (
+    "import gc as _gc\n\n_COLLECTIONS = [0]\n\n\n"
+    "def _count_collections(phase, info):\n"
+    "    if phase == 'stop':\n"
+    "        _COLLECTIONS[0] += 1\n\n\n"
+    "_gc.callbacks.append(_count_collections)\n"
+)
+_fix_site_gc_callback = _at_fix_site(_GC_CALLBACK)
+
+_META_FINDER = (
+    "import importlib as _importlib\nimport importlib.abc as _importlib_abc\nimport importlib.util as _importlib_util\n"
+    "import sys as _sys\n\n\n"
+    "class _LegacyAlias(_importlib_abc.MetaPathFinder):\n"
+    "    # The old top-level name still imports, as the package it became.\n"
+    "    def find_spec(self, fullname, path=None, target=None):\n"
+    "        if fullname != __name__.split('.')[0] + '_legacy':\n"
+    "            return None\n"
+    "        return _importlib_util.find_spec(__name__.split('.')[0])\n\n\n"
+    "if not any(type(f).__name__ == '_LegacyAlias' for f in _sys.meta_path):\n"
+    "    _sys.meta_path.append(_LegacyAlias())\n"
+)
+_fix_site_meta_finder = _at_fix_site(_META_FINDER)
+
+_BASIC_CONFIG = "import logging as _logging\n\n_logging.basicConfig(level=_logging.DEBUG)\n_log = _logging.getLogger(__name__)\n"
+_fix_site_basic_config = _at_fix_site(_BASIC_CONFIG, lambda name: f"_log.debug('calling {name}')")
+
+_fix_site_stdout_print = _at_fix_site("", lambda name: f"print('DEBUG: {name} called')")
+
+
+def _non_ascii(ctx: InstanceContext, work: Checkout) -> None:
+    work.write("docs/café-notes.md", "# Notes\n\nThe naïve parser handled “quoted” text badly.\n")
+    for path in _fixed_modules(ctx, work):
+        work.write(
+            path, "# -*- coding: utf-8 -*-\n# Résumé of the fix: naïve handling replaced.\n" + work.read(path)
+        )
+
+
+def _symlink(ctx: InstanceContext, work: Checkout) -> None:
+    readme = _readme(ctx)
+    assert readme is not None
+    work.symlink("docs/README.md", f"../{readme}")
+
+
+_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000005000157a4d4a20000000049454e44ae426082"
+)
+
+
+def _binary_file(ctx: InstanceContext, work: Checkout) -> None:
+    work.write("docs/diagram.png", _PNG)
+
+
+def _conftest_sys_path(ctx: InstanceContext, work: Checkout) -> None:
+    work.write(
+        "conftest.py",
+        "import os\nimport sys\n\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n",
+    )
+
+
+def _generate_tests(ctx: InstanceContext, work: Checkout) -> None:
+    work.write(
+        "conftest.py",
+        "def pytest_generate_tests(metafunc):\n"
+        "    if 'backend' in metafunc.fixturenames:\n"
+        "        metafunc.parametrize('backend', ['memory', 'disk'])\n",
+    )
+    work.write(
+        _join(_test_dir(ctx), f"test_{ctx.package}_backends.py"),
+        "def test_backend_name(backend):\n    assert backend in ('memory', 'disk')\n",
+    )
+
+
+def _items_sorted(ctx: InstanceContext, work: Checkout) -> None:
+    work.write(
+        "conftest.py",
+        "def pytest_collection_modifyitems(session, config, items):\n"
+        "    # Run the tests in a stable order whatever the files' order.\n"
+        "    items.sort(key=lambda item: item.nodeid, reverse=True)\n",
+    )
+
+
+def _only_pytest(ctx: InstanceContext) -> bool:
+    return ctx.runner == "pytest"
+
+
+def _has_fix_site(ctx: InstanceContext) -> bool:
+    return bool(_fixed_modules_at_base(ctx))
+
+
 KINDS: tuple[Kind, ...] = (
     Kind(
         "conftest-fixture",
@@ -517,6 +868,165 @@ KINDS: tuple[Kind, ...] = (
         "sys._getframe(1)",
         _fix_site_caller_name,
         lambda ctx: bool(_fixed_modules_at_base(ctx)),
+    ),
+    Kind(
+        "fix-site-module-alias",
+        "the fixed module registered under a second name in sys.modules",
+        _fix_site_module_alias,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-atexit",
+        "a scratch directory removed by an exit handler the fixed module registers",
+        _fix_site_atexit,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-thread",
+        "a daemon thread started when the fixed module is imported",
+        _fix_site_thread,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-module-getattr",
+        "a module __getattr__ and __dir__ for a deprecated name",
+        _fix_site_module_getattr,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-recursion-limit",
+        "the recursion limit raised at import",
+        _fix_site_recursion_limit,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-lru-cache", "an lru_cache helper every function calls", _fix_site_lru_cache, _has_fix_site
+    ),
+    Kind(
+        "fix-site-warns",
+        "a warnings filter at import and a PendingDeprecationWarning from every function",
+        _fix_site_warns,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-generated-table",
+        "a generated table written into the package at first import",
+        _fix_site_generated_table,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-env-default", "an environment default set at import", _fix_site_env_default, _has_fix_site
+    ),
+    Kind(
+        "fix-site-faulthandler",
+        "faulthandler registered on SIGUSR1 at import",
+        _fix_site_faulthandler,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-subprocess",
+        "a child Python asked for its version at import",
+        _fix_site_subprocess,
+        _has_fix_site,
+    ),
+    Kind("fix-site-vendor", "a _vendor directory put on sys.path at import", _fix_site_vendor, _has_fix_site),
+    Kind("fix-site-ctypes", "libc loaded through ctypes at import", _fix_site_ctypes, _has_fix_site),
+    Kind(
+        "fix-site-debug-print",
+        "a debug line printed to stderr by every function",
+        _fix_site_debug_print,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-str-enum",
+        "a str-mixin Enum compared with a str in every function",
+        _fix_site_str_enum,
+        _has_fix_site,
+    ),
+    Kind(
+        "runslow-conftest",
+        "a root conftest with --runslow, a slow marker and skips",
+        _runslow_conftest,
+        _only_pytest,
+    ),
+    Kind(
+        "autouse-fixture", "an autouse fixture in a conftest beside the tests", _autouse_reset, _only_pytest
+    ),
+    Kind(
+        "tests-package",
+        "__init__.py added to the tests' directory",
+        _tests_package,
+        lambda ctx: bool(_test_dir(ctx)),
+    ),
+    Kind(
+        "pytest-addopts",
+        "addopts = -ra --tb=short in the pytest configuration",
+        _pytest_addopts,
+        _only_pytest,
+    ),
+    Kind(
+        "gitattributes", "a .gitattributes with text=auto, eol=lf for Python, binary images", _gitattributes
+    ),
+    Kind(
+        "makereport-wrapper",
+        "a conftest hookwrapper on pytest_runtest_makereport keeping each report on the item",
+        _makereport_wrapper,
+        _only_pytest,
+    ),
+    Kind("report-header", "a root conftest with pytest_report_header", _report_header, _only_pytest),
+    Kind("root-pytester", "pytest_plugins = ['pytester'] in a root conftest", _root_pytester, _only_pytest),
+    Kind(
+        "console-script",
+        "a __main__ module and a console script entry point",
+        _console_script,
+        _has_package_config,
+    ),
+    Kind(
+        "fix-site-gc-callback",
+        "a garbage-collection callback that counts collections",
+        _fix_site_gc_callback,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-meta-finder",
+        "a meta path finder for the package's legacy name",
+        _fix_site_meta_finder,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-basic-config",
+        "logging.basicConfig(level=DEBUG) at import and a debug line per call",
+        _fix_site_basic_config,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-stdout-print",
+        "a debug print to stdout in every function",
+        _fix_site_stdout_print,
+        _has_fix_site,
+    ),
+    Kind(
+        "non-ascii", "a docs page with a non-ASCII name, non-ASCII comments in the fixed modules", _non_ascii
+    ),
+    Kind("symlink", "docs/README.md a symlink to the README", _symlink, lambda ctx: _readme(ctx) is not None),
+    Kind("binary-file", "a PNG added to the docs", _binary_file),
+    Kind(
+        "conftest-sys-path",
+        "a root conftest putting the repository first on sys.path",
+        _conftest_sys_path,
+        _only_pytest,
+    ),
+    Kind(
+        "generate-tests",
+        "a root conftest parametrizing a backend argument, and a test using it",
+        _generate_tests,
+        _only_pytest,
+    ),
+    Kind(
+        "items-sorted",
+        "a root conftest running the tests in reverse node-id order",
+        _items_sorted,
+        _only_pytest,
     ),
 )
 
