@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,10 @@ from typing import Any
 
 import pytest
 
+from pytest_swe.api.errors import InfraError
+from pytest_swe.api.sandbox import SandboxSpec
+from pytest_swe.api.sandbox import this_run
+from pytest_swe.providers.docker import DockerProvider
 from pytest_swe.tools import report
 
 from conftest import DEMO_IDS
@@ -183,13 +188,6 @@ def test_an_engine_shutting_down_is_not_answering(
     """A stopping engine closes its socket at once but serves the connections already open while
     it stops its containers. A command cut off then is the engine's fault, not the sandbox's, and
     the engine is not taken for alive because a pooled connection still answers."""
-    import threading
-
-    from pytest_swe.api.errors import InfraError
-    from pytest_swe.api.sandbox import SandboxSpec
-    from pytest_swe.api.sandbox import this_run
-    from pytest_swe.providers.docker import DockerProvider
-
     # A container whose first process ignores SIGTERM holds the engine's shutdown open for its
     # stop timeout (10 s), so the window is there however fast the machine.
     private_engine.client().containers.run(
