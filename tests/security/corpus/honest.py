@@ -549,8 +549,15 @@ _STR_ENUM = (
 _fix_site_str_enum = _at_fix_site(_STR_ENUM, lambda name: "_Mode('fast') == 'fast' and str(_Mode.SAFE)")
 
 
+def _add_to_conftest(work: Checkout, path: str, text: str) -> None:
+    """``text`` at the end of the conftest at ``path``, or a new one: an agent keeps what is there."""
+    old = work.read(path) if (work.path / path).is_file() else ""
+    work.write(path, old + ("\n\n" if old.strip() else "") + text)
+
+
 def _runslow_conftest(ctx: InstanceContext, work: Checkout) -> None:
-    work.write(
+    _add_to_conftest(
+        work,
         "conftest.py",
         "import pytest\n\n\n"
         "def pytest_addoption(parser):\n"
@@ -569,7 +576,8 @@ def _runslow_conftest(ctx: InstanceContext, work: Checkout) -> None:
 
 def _autouse_reset(ctx: InstanceContext, work: Checkout) -> None:
     folder = _test_dir(ctx)
-    work.write(
+    _add_to_conftest(
+        work,
         _join(folder, "conftest.py"),
         "import gc\n\nimport pytest\n\n\n"
         "@pytest.fixture(autouse=True)\n"
@@ -620,7 +628,8 @@ def _gitattributes(ctx: InstanceContext, work: Checkout) -> None:
 
 def _makereport_wrapper(ctx: InstanceContext, work: Checkout) -> None:
     folder = _test_dir(ctx)
-    work.write(
+    _add_to_conftest(
+        work,
         _join(folder, "conftest.py"),
         "import pytest\n\n\n"
         "@pytest.hookimpl(hookwrapper=True, tryfirst=True)\n"
@@ -638,7 +647,8 @@ def _makereport_wrapper(ctx: InstanceContext, work: Checkout) -> None:
 
 
 def _report_header(ctx: InstanceContext, work: Checkout) -> None:
-    work.write(
+    _add_to_conftest(
+        work,
         "conftest.py",
         "import sys\n\n\n"
         "def pytest_report_header(config):\n"
@@ -647,7 +657,7 @@ def _report_header(ctx: InstanceContext, work: Checkout) -> None:
 
 
 def _root_pytester(ctx: InstanceContext, work: Checkout) -> None:
-    work.write("conftest.py", 'pytest_plugins = ["pytester"]\n')
+    _add_to_conftest(work, "conftest.py", 'pytest_plugins = ["pytester"]\n')
 
 
 def _console_script(ctx: InstanceContext, work: Checkout) -> None:
@@ -735,14 +745,16 @@ def _binary_file(ctx: InstanceContext, work: Checkout) -> None:
 
 
 def _conftest_sys_path(ctx: InstanceContext, work: Checkout) -> None:
-    work.write(
+    _add_to_conftest(
+        work,
         "conftest.py",
         "import os\nimport sys\n\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n",
     )
 
 
 def _generate_tests(ctx: InstanceContext, work: Checkout) -> None:
-    work.write(
+    _add_to_conftest(
+        work,
         "conftest.py",
         "def pytest_generate_tests(metafunc):\n"
         "    if 'backend' in metafunc.fixturenames:\n"
@@ -755,7 +767,8 @@ def _generate_tests(ctx: InstanceContext, work: Checkout) -> None:
 
 
 def _items_sorted(ctx: InstanceContext, work: Checkout) -> None:
-    work.write(
+    _add_to_conftest(
+        work,
         "conftest.py",
         "def pytest_collection_modifyitems(session, config, items):\n"
         "    # Run the tests in a stable order whatever the files' order.\n"
