@@ -277,6 +277,14 @@ def _fixed_modules(ctx: InstanceContext, work: Checkout) -> list[str]:
     return [f for f in _fixed_modules_at_base(ctx) if (work.path / f).is_file()]
 
 
+def _only_pytest(ctx: InstanceContext) -> bool:
+    return ctx.runner == "pytest"
+
+
+def _has_fix_site(ctx: InstanceContext) -> bool:
+    return bool(_fixed_modules_at_base(ctx))
+
+
 def _instrument(source: str, prelude: str, first_line: Callable[[str], str] | None = None) -> str:
     """``source`` with ``prelude`` after its docstring and ``__future__`` imports, and
     ``first_line(name)`` run first in every function and method (after its docstring), as an
@@ -517,8 +525,8 @@ _VENDOR = (
 
 
 def _fix_site_vendor(ctx: InstanceContext, work: Checkout) -> None:
+    _at_fix_site(_VENDOR)(ctx, work)
     for path in _fixed_modules(ctx, work):
-        work.write(path, _instrument(work.read(path), _VENDOR))
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         work.write(_join(folder, "_vendor/README.txt"), "Third-party code kept here.\n")
 
@@ -660,35 +668,34 @@ def _root_pytester(ctx: InstanceContext, work: Checkout) -> None:
     _add_to_conftest(work, "conftest.py", 'pytest_plugins = ["pytester"]\n')
 
 
+def _entry_point_file(ctx: InstanceContext) -> str | None:
+    """The packaging file a console script is declared in: ``pyproject.toml`` with a ``[project]``
+    table, ``setup.cfg`` with ``[metadata]``, or a ``setup.py`` that calls ``setup(``."""
+    for name, mark in (("pyproject.toml", "[project]"), ("setup.cfg", "[metadata]"), ("setup.py", "setup(")):
+        if name in ctx.files and mark in ctx.read(name):
+            return name
+    return None
+
+
 def _console_script(ctx: InstanceContext, work: Checkout) -> None:
     target = f"{ctx.package}.__main__:main"
+    script = f"{ctx.package}-cli"
     work.write(
         f"{ctx.package}/__main__.py",
         "import sys\n\n\ndef main():\n    return 0\n\n\nif __name__ == '__main__':\n    sys.exit(main())\n",
     )
-    if "pyproject.toml" in ctx.files and "[project]" in work.read("pyproject.toml"):
-        text = work.read("pyproject.toml")
-        work.write("pyproject.toml", text + f'\n[project.scripts]\n{ctx.package}-cli = "{target}"\n')
-    elif "setup.cfg" in ctx.files and "[metadata]" in work.read("setup.cfg"):
-        work.append(
-            "setup.cfg", f"\n[options.entry_points]\nconsole_scripts =\n    {ctx.package}-cli = {target}\n"
-        )
+    name = _entry_point_file(ctx)
+    if name == "pyproject.toml":
+        work.append(name, f'\n[project.scripts]\n{script} = "{target}"\n')
+    elif name == "setup.cfg":
+        work.append(name, f"\n[options.entry_points]\nconsole_scripts =\n    {script} = {target}\n")
     else:
-        text = work.read("setup.py")
-        work.write(
-            "setup.py",
-            text.replace(
-                "setup(", f"setup(entry_points={{'console_scripts': ['{ctx.package}-cli = {target}']}}, ", 1
-            ),
-        )
+        entry = f"entry_points={{'console_scripts': ['{script} = {target}']}}, "
+        work.write("setup.py", work.read("setup.py").replace("setup(", "setup(" + entry, 1))
 
 
 def _has_package_config(ctx: InstanceContext) -> bool:
-    return (
-        ctx.reinstalls
-        and any(f in ctx.files for f in ("pyproject.toml", "setup.cfg", "setup.py"))
-        and (f"{ctx.package}/__init__.py" in ctx.files)
-    )
+    return ctx.reinstalls and f"{ctx.package}/__init__.py" in ctx.files and _entry_point_file(ctx) is not None
 
 
 _GC_CALLBACK = (
@@ -776,20 +783,12 @@ def _items_sorted(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
-def _only_pytest(ctx: InstanceContext) -> bool:
-    return ctx.runner == "pytest"
-
-
-def _has_fix_site(ctx: InstanceContext) -> bool:
-    return bool(_fixed_modules_at_base(ctx))
-
-
 KINDS: tuple[Kind, ...] = (
     Kind(
         "conftest-fixture",
         "a new conftest.py fixture beside the tests, and a new test using it",
         _conftest_fixture,
-        lambda ctx: ctx.runner == "pytest",
+        _only_pytest,
     ),
     Kind(
         "test-in-graded-file",
@@ -811,7 +810,7 @@ KINDS: tuple[Kind, ...] = (
         "pytest-markers",
         "a markers entry in the pytest configuration",
         _pytest_markers,
-        lambda ctx: ctx.runner == "pytest",
+        _only_pytest,
     ),
     Kind(
         "chmod-test-file",
@@ -851,14 +850,14 @@ KINDS: tuple[Kind, ...] = (
         "a logger in the fixed modules, every function logging its call with stacklevel=2 (the "
         "caller's line: the test's, for a function a test calls)",
         _fix_site_logging,
-        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+        _has_fix_site,
     ),
     Kind(
         "fix-site-value-class",
         "a frozen dataclass in the fixed modules with its own __eq__ (equal to its name as a str), "
         "made and compared in every function",
         _fix_site_value_class,
-        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+        _has_fix_site,
     ),
     Kind(
         "fix-site-query-builder",
@@ -866,21 +865,21 @@ KINDS: tuple[Kind, ...] = (
         "__bool__), as peewee's and pypika's columns do; every function builds one and the module's own "
         "code tests its truth and looks it up in a list",
         _fix_site_query_builder,
-        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+        _has_fix_site,
     ),
     Kind(
         "fix-site-wildcard",
         "a public wildcard in the fixed modules equal to any str (like mock.ANY), which every function "
         "compares through the module's own matching",
         _fix_site_wildcard,
-        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+        _has_fix_site,
     ),
     Kind(
         "fix-site-caller-name",
         "every function of the fixed modules logging its own name, found by a helper through "
         "sys._getframe(1)",
         _fix_site_caller_name,
-        lambda ctx: bool(_fixed_modules_at_base(ctx)),
+        _has_fix_site,
     ),
     Kind(
         "fix-site-module-alias",
