@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -783,6 +784,156 @@ def _items_sorted(ctx: InstanceContext, work: Checkout) -> None:
     )
 
 
+# --- what an agent's session leaves behind, and more library idioms at the fix site -------------
+
+
+def _reproduce_script(ctx: InstanceContext, work: Checkout) -> None:
+    """The reproduction script agents write first, left at the repository's top with no main guard."""
+    work.write(
+        "reproduce_issue.py",
+        f'"""Reproduce the reported issue: python reproduce_issue.py"""\n'
+        f"import {ctx.package}\n\n"
+        f"print('{ctx.package} imported from', {ctx.package}.__file__)\n"
+        "print('Checking the reported behaviour...')\n"
+        "print('Done: no error raised')\n",
+    )
+
+
+def _backup_files(ctx: InstanceContext, work: Checkout) -> None:
+    """The fixed modules as they were, saved by an editor or ``patch`` as ``*.orig`` and ``*.bak``."""
+    for path in _fixed_modules(ctx, work):
+        if path not in ctx.files:
+            continue  # new with the fix: nothing to save
+        base = ctx.read(path)
+        work.write(path + ".orig", base)
+        work.write(path + ".bak", base)
+
+
+def _stale_pyc(ctx: InstanceContext, work: Checkout) -> None:
+    """A ``__pycache__`` file of each fixed module, as ``git add -A`` takes it where nothing ignores
+    it: a timestamp pyc whose recorded source time (0) matches no checkout, so it is recompiled."""
+    import importlib.util
+    import marshal
+    import sys
+
+    for path in _fixed_modules(ctx, work):
+        source = work.read(path)
+        folder, _, name = path.rpartition("/")
+        header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little") * 2
+        header += (len(source.encode("utf-8")) & 0xFFFFFFFF).to_bytes(4, "little")
+        code = compile(source, path, "exec", dont_inherit=True)
+        pyc = _join(_join(folder, "__pycache__"), f"{name[:-3]}.{sys.implementation.cache_tag}.pyc")
+        work.write(pyc, header + marshal.dumps(code))
+
+
+def _patch_file(ctx: InstanceContext, work: Checkout) -> None:
+    """The fix saved as a patch file at the top (its ``diff --git`` and ``+++ b/`` lines then sit
+    inside a hunk of the patch that adds it)."""
+    work.write("fix.patch", ctx.gold_patch)
+
+
+def _inner_node_id(ctx: InstanceContext) -> str | None:
+    """A required test as a pytest node id in a graded file (what an inner run can name)."""
+    for test in ctx.fail_to_pass + ctx.pass_to_pass:
+        if "::" in test and test.split("::", 1)[0] in ctx.test_files:
+            return test
+    return None
+
+
+def _inner_pytest_run(ctx: InstanceContext, work: Checkout) -> None:
+    """A new test that runs one required test in a child pytest and prints what it printed: the log
+    then holds the child's status lines for a graded test, as repositories that test their pytest
+    integration do."""
+    node = _inner_node_id(ctx)
+    assert node is not None
+    work.write(
+        _join(_test_dir(ctx), f"test_{ctx.package}_inner_run.py"),
+        "import subprocess\nimport sys\n\n\n"
+        "def test_required_test_passes_in_a_child_session(request):\n"
+        "    proc = subprocess.run(\n"
+        f"        [sys.executable, '-m', 'pytest', '-rA', '-p', 'no:cacheprovider', {node!r}],\n"
+        "        cwd=str(request.config.rootdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,\n"
+        "        universal_newlines=True,\n"
+        "    )\n"
+        "    print(proc.stdout)\n"
+        "    assert proc.returncode == 0\n",
+    )
+
+
+def _toml_pytest_section(ctx: InstanceContext) -> bool:
+    return (
+        ctx.runner == "pytest"
+        and "pyproject.toml" in ctx.files
+        and "[tool.pytest.ini_options]" in ctx.read("pyproject.toml")
+        and not any(name in ctx.files for name in ("pytest.ini", ".pytest.ini"))
+    )
+
+
+def _addopts_toml_array(ctx: InstanceContext, work: Checkout) -> None:
+    """``addopts`` as a TOML array in the repository's ``[tool.pytest.ini_options]`` (kept after
+    the options an ``addopts`` there already holds)."""
+    text = work.read("pyproject.toml")
+    head, section, rest = text.partition("[tool.pytest.ini_options]\n")
+    body, next_section, tail = rest.partition("\n[")
+    existing = re.search(r"^addopts\s*=\s*(.+)$", body, re.M)
+    if existing is None:
+        body = 'addopts = ["-ra", "--tb=short"]\n' + body
+    else:
+        value = existing.group(1).strip()
+        quoted = value[:1] in "\"'"
+        kept = (
+            shlex.split(value.strip("\"'"))
+            if quoted
+            else [v.strip().strip("\"'") for v in value.strip("[]").split(",")]
+        )
+        items = ", ".join(f'"{o}"' for o in [*kept, "-ra", "--tb=short"] if o)
+        body = body[: existing.start()] + f"addopts = [{items}]" + body[existing.end() :]
+    work.write("pyproject.toml", head + section + body + next_section + tail)
+
+
+_AUTO_DATACLASS = (
+    "import dataclasses as _dataclasses\n\n\n"
+    "@_dataclasses.dataclass(frozen=True)\n"
+    "class _Key:\n"
+    "    name: str\n"
+    "    arity: int = 0\n"
+)
+_fix_site_dataclass_eq = _at_fix_site(
+    _AUTO_DATACLASS, lambda name: f"_Key({name!r}) == _Key({name!r}) and _Key({name!r}, 1) != _Key({name!r})"
+)
+
+_TOTAL_ORDERING = (
+    "import functools as _functools\n\n\n"
+    "@_functools.total_ordering\n"
+    "class _Version(object):\n"
+    "    def __init__(self, *parts):\n"
+    "        self.parts = parts\n\n"
+    "    def __eq__(self, other):\n"
+    "        return isinstance(other, _Version) and self.parts == other.parts\n\n"
+    "    def __lt__(self, other):\n"
+    "        return self.parts < other.parts\n\n"
+    "    __hash__ = object.__hash__\n\n\n"
+    "_MINIMUM = _Version(0, 1)\n"
+)
+_fix_site_total_ordering = _at_fix_site(
+    _TOTAL_ORDERING, lambda name: "_Version(1, 0) >= _MINIMUM and _Version(0, 1) <= _MINIMUM"
+)
+
+_NAMEDTUPLE = "import collections as _collections\n\n_Span = _collections.namedtuple('_Span', 'start end')\n"
+_fix_site_namedtuple = _at_fix_site(
+    _NAMEDTUPLE, lambda name: "_Span(0, 1) == (0, 1) and _Span(0, 1)._replace(end=2)"
+)
+
+_THREAD_POOL = "import concurrent.futures as _futures\n\n_POOL = _futures.ThreadPoolExecutor(max_workers=2)\n"
+_fix_site_thread_pool = _at_fix_site(_THREAD_POOL, lambda name: f"_POOL.submit(len, {name!r}).result()")
+
+_DEEPCOPY = "import copy as _copy\n"
+_fix_site_deepcopy = _at_fix_site(
+    _DEEPCOPY,
+    lambda name: f"_copy.deepcopy({{'name': {name!r}, 'args': []}}) == {{'name': {name!r}, 'args': []}}",
+)
+
+
 KINDS: tuple[Kind, ...] = (
     Kind(
         "conftest-fixture",
@@ -1039,6 +1190,52 @@ KINDS: tuple[Kind, ...] = (
         "a root conftest running the tests in reverse node-id order",
         _items_sorted,
         _only_pytest,
+    ),
+    Kind("reproduce-script", "reproduce_issue.py at the top, with no main guard", _reproduce_script),
+    Kind("backup-files", "*.orig and *.bak copies of the fixed modules", _backup_files, _has_fix_site),
+    Kind("stale-pyc", "a __pycache__ pyc of each fixed module, out of date", _stale_pyc, _has_fix_site),
+    Kind("patch-file", "the fix saved as fix.patch at the top", _patch_file),
+    Kind(
+        "inner-pytest-run",
+        "a new test running a required test in a child pytest and printing its output",
+        _inner_pytest_run,
+        lambda ctx: ctx.runner == "pytest" and _inner_node_id(ctx) is not None,
+    ),
+    Kind(
+        "addopts-toml-array",
+        "addopts as a TOML array in [tool.pytest.ini_options]",
+        _addopts_toml_array,
+        _toml_pytest_section,
+    ),
+    Kind(
+        "fix-site-dataclass-eq",
+        "a frozen dataclass with the generated __eq__, compared in every function",
+        _fix_site_dataclass_eq,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-total-ordering",
+        "a functools.total_ordering class compared in every function",
+        _fix_site_total_ordering,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-namedtuple",
+        "a namedtuple compared with a tuple in every function",
+        _fix_site_namedtuple,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-thread-pool",
+        "a module thread pool every function submits work to",
+        _fix_site_thread_pool,
+        _has_fix_site,
+    ),
+    Kind(
+        "fix-site-deepcopy",
+        "a deep copy compared with its original in every function",
+        _fix_site_deepcopy,
+        _has_fix_site,
     ),
 )
 
