@@ -5,8 +5,9 @@ system report), never on the patch's headers. A neutralized path is restored to 
 commit (or removed when it is new): what the official harness discards anyway (the test
 patch's files), or what only steers the test runner and never belongs to a fix (test files,
 ``conftest.py``, pytest and tox configuration, interpreter start-up files, planted entry
-points, compiled files, a module that shadows the runner). Restoring them cannot change the
-verdict of an honest fix; it is recorded, never a reason for ``unresolved`` by itself.
+points, compiled files and native libraries, a module that shadows the runner). Restoring them
+cannot change the verdict of an honest fix; it is recorded, never a reason for ``unresolved`` by
+itself.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from .diff import patch_paths
 
 CONFTEST = "conftest.py"
 STARTUP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
+NATIVE_LIBRARY = re.compile(r"^.+\.(?:so(?:\.\d+)*|pyd|dylib|dll)$")
+"""Native libraries: an extension module the interpreter imports, or a library ``ctypes`` loads.
+Their code is machine code the patch's text does not show; a fix ships its source."""
 TEST_DIRS_ANYWHERE = frozenset({"tests", "__tests__"})
 TEST_DIRS_TOP_LEVEL = frozenset({"test", "testing", "spec"})
 """Only at the repository root: ``django/test`` and ``sympy/testing`` are library code."""
@@ -234,6 +238,8 @@ def why_neutralized(
         return "package metadata (entry points are loaded by pytest)"
     if "__pycache__" in parts or name.endswith((".pyc", ".pyo")):
         return "a compiled file (it can shadow its source)"
+    if NATIVE_LIBRARY.match(name):
+        return "a native library (machine code, not source)"
     if is_test_path(path) or protection.extra(path):
         return "a test file (the graded tests are the test patch's)"
     if change.kind == "added":

@@ -83,6 +83,11 @@ def reason(
         ("calc.dist-info/entry_points.txt", "added", "package metadata"),
         ("src/calc.egg-info/entry_points.txt", "added", "package metadata"),
         ("calc/__pycache__/parser.cpython-311.pyc", "added", "compiled"),
+        ("calc/_speedups.abi3.so", "added", "native library"),
+        ("calc/_speedups.cpython-311-x86_64-linux-gnu.so", "modified", "native library"),
+        ("calc/libfast.so.1", "added", "native library"),
+        ("calc/_speedups.pyd", "added", "native library"),
+        ("vendor/libcalc.dylib", "added", "native library"),
         ("pytest/__main__.py", "added", "shadows"),
         ("pytest.py", "added", "shadows"),
         ("src/unittest/__init__.py", "added", "shadows"),
@@ -101,6 +106,8 @@ def test_changes_that_cannot_belong_to_a_fix_are_neutralized(path: str, kind: st
         ("calc/helpers.py", "added"),
         ("calc-hook.pth", "added"),  # the repository is no site directory: inert
         ("data/weights.pth", "added"),
+        ("docs/solib.rst", "added"),  # names that only mention a library
+        ("calc/so.py", "added"),
         ("README.rst", "modified"),
         ("docs/changelog.rst", "modified"),
         ("setup.py", "modified"),
@@ -2592,9 +2599,11 @@ def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None
 
 PLAIN_CLASSES = """
 import dataclasses
+import fractions
 import functools
 import gc
 import operator
+import sys
 
 
 class Meta(type):
@@ -2773,6 +2782,10 @@ Codeless = type(
 Static = type(
     "Static", (), {"__eq__": staticmethod(functools.partial(operator.is_not, None)), "__module__": "json"}
 )
+Planted = type(
+    "_PlantedAngle", (), {"__eq__": functools.partialmethod(operator.is_not), "__module__": "fractions"}
+)
+setattr(sys.modules["fractions"], "_PlantedAngle", Planted)  # held by the module it names, not its source's
 
 
 class NAType(object):
@@ -2871,6 +2884,7 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "assert pkg.Truthy() == 3 and pkg.Guarded() == 3 and pkg.Hidden() == 3 and pkg.Late() == 3\n"
         "assert pkg.Spoofed() == 3\n"
         "assert pkg.Angle(1.0) == 3 and pkg.Codeless() == 3 and pkg.Static() == 3 and (pkg.NA == 1) is pkg.NA\n"
+        "assert pkg.Planted() == 3\n"
         "d = pkg.DelGuarded(); d._v = open(__import__('os').devnull); assert d == 3; del d\n"
         "c = pkg.Counted(1); assert c == pkg.Counted(1) and pkg.Ordered(1) == pkg.Ordered(1); del c\n"
         "gc.collect()\n"
@@ -2893,6 +2907,8 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
     assert sorted(used.sub("", str(f)) for f in ev.read_watch(results)) == [
         "equal-to-anything: no file (a class without code naming fractions as its module): Codeless is a"
         " plain class and compares equal to anything",
+        "equal-to-anything: no file (a class without code naming fractions as its module): _PlantedAngle is"
+        " a plain class and compares equal to anything",
         "equal-to-anything: no file (a class without code naming json as its module): Static is a plain"
         " class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: Angle is a plain class and compares equal to anything",
@@ -2909,10 +2925,11 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "equal-to-anything: pkg/__init__.py: Truthy is a plain class and compares equal to anything",
         "equal-to-anything: pkg/__init__.py: ViaMeta is a plain class and compares equal to anything",
     ]
-    # A patch that left the package alone: only the classes with no code, which no module holds
-    # where they say they live, are judged (no file can be named for them).
+    # A patch that left the package alone: only the classes with no code, which no module's source
+    # writes where they say they live, are judged (no file can be named for them); one set into the
+    # library module it names is not that module's source's.
     control = [json.loads(line) for line in (tmp_path / "none.jsonl").read_text().splitlines()]
-    assert sorted(r["cls"] for r in control) == ["Codeless", "Static"], control
+    assert sorted(r["cls"] for r in control) == ["Codeless", "Static", "_PlantedAngle"], control
 
 
 QUERY_BUILDER = """

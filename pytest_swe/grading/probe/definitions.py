@@ -84,6 +84,41 @@ def definitions(path):
     return _per_file(_DEFINITIONS, path, _scoped)
 
 
+def _codeless(body, prefix, found):
+    """Add each class of ``body`` (nested ones by qualified name) that binds ``__eq__`` by an
+    assignment and holds no function of its own: a class its source writes with no code."""
+    import ast
+
+    for node in body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        name = prefix + node.name
+        coded = any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for n in ast.walk(node)
+        )
+        binds_eq = any(
+            isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__eq__" for t in n.targets)
+            for n in node.body
+        )
+        if binds_eq and not coded:
+            found.add(name)
+        _codeless(node.body, name + ".", found)
+
+
+def _codeless_classes(tree):
+    found = set()
+    _codeless(tree.body, "", found)
+    return found
+
+
+_CODELESS_CLASSES = {}
+
+
+def codeless_classes(path):
+    """The qualified names of the classes a Python file writes with an ``__eq__`` and no code."""
+    return _per_file(_CODELESS_CLASSES, path, _codeless_classes)
+
+
 _ROWS = {}
 _UNREAD = object()
 

@@ -36,6 +36,7 @@ from pytest_swe.grading.probe.compiled import code_key  # replaced by compiled.p
 from pytest_swe.grading.probe.compiled import reference_code  # replaced by compiled.py when shipped
 from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import codeless_classes  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
@@ -446,15 +447,22 @@ def _patched_file(cls, equal=None):
 
 def _held(cls):
     """Whether the module a class names holds it under its qualified name (read from dictionaries:
-    no module ``__getattr__`` runs)."""
-    space = getattr(sys.modules.get(getattr(cls, "__module__", None) or ""), "__dict__", None)
+    no module ``__getattr__`` runs) and that module's source writes it so, with no code: code that
+    sets a class of its own into a library module (``fractions._Exact = cls``) is not its source,
+    and a module without Python source (builtin, extension) holds no class made by Python code."""
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    space = getattr(module, "__dict__", None)
     value = None
-    for part in str(getattr(cls, "__qualname__", "")).split("."):
+    qualname = str(getattr(cls, "__qualname__", ""))
+    for part in qualname.split("."):
         if not isinstance(space, dict):
             return False
         value = space.get(part)
         space = _own_dict(value) if isinstance(value, type) else None
-    return value is cls
+    if value is not cls:
+        return False
+    path = getattr(module, "__file__", None)
+    return isinstance(path, str) and path.endswith(".py") and qualname in codeless_classes(path)
 
 
 class _Stranger(object):

@@ -627,3 +627,76 @@ def richcompare_slot(ctx: InstanceContext, literals: list[str]) -> str:
         .replace("__FILES__", repr(graded_files(ctx)))
         .replace("__EXPECTED__", expected)
     )
+
+
+NATIVE_ALWAYS_EQUAL_C = r"""
+#define Py_LIMITED_API 0x03060000
+#include <Python.h>
+
+/* A result's stand-in written in C: every use reaches the value, but == is always true. Its type
+   is named without a module, and none of its members has Python code. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *value;
+} Result;
+
+static PyObject *result_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *value;
+    if (!PyArg_ParseTuple(args, "O", &value)) return NULL;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    Result *self = (Result *)alloc(type, 0);
+    if (self == NULL) return NULL;
+    Py_INCREF(value);
+    self->value = value;
+    return (PyObject *)self;
+}
+
+static void result_dealloc(PyObject *self) {
+    PyTypeObject *type = Py_TYPE(self);
+    Py_XDECREF(((Result *)self)->value);
+    freefunc release = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    release(self);
+    Py_DECREF(type);
+}
+
+static PyObject *result_compare(PyObject *self, PyObject *other, int op) {
+    if (op == Py_EQ) Py_RETURN_TRUE;
+    if (op == Py_NE) Py_RETURN_FALSE;
+    return PyObject_RichCompare(((Result *)self)->value, other, op);
+}
+
+#define VALUE(self) (((Result *)(self))->value)
+static PyObject *result_repr(PyObject *self) { return PyObject_Repr(VALUE(self)); }
+static PyObject *result_str(PyObject *self) { return PyObject_Str(VALUE(self)); }
+static Py_hash_t result_hash(PyObject *self) { return PyObject_Hash(VALUE(self)); }
+static PyObject *result_getattr(PyObject *self, PyObject *name) { return PyObject_GetAttr(VALUE(self), name); }
+static int result_bool(PyObject *self) { return PyObject_IsTrue(VALUE(self)); }
+static Py_ssize_t result_len(PyObject *self) { return PyObject_Size(VALUE(self)); }
+static PyObject *result_iter(PyObject *self) { return PyObject_GetIter(VALUE(self)); }
+static PyObject *result_item(PyObject *self, PyObject *key) { return PyObject_GetItem(VALUE(self), key); }
+
+static PyType_Slot result_slots[] = {
+    {Py_tp_new, result_new},         {Py_tp_dealloc, result_dealloc}, {Py_tp_richcompare, result_compare},
+    {Py_tp_repr, result_repr},       {Py_tp_str, result_str},         {Py_tp_hash, result_hash},
+    {Py_tp_getattro, result_getattr}, {Py_nb_bool, result_bool},       {Py_mp_length, result_len},
+    {Py_tp_iter, result_iter},       {Py_mp_subscript, result_item},  {0, NULL},
+};
+
+static PyType_Spec result_spec = {"Result", sizeof(Result), 0, Py_TPFLAGS_DEFAULT, result_slots};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1, NULL};
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    PyObject *type = PyType_FromSpec(&result_spec);
+    if (type == NULL || PyModule_AddObject(m, "Result", type) < 0) {
+        Py_XDECREF(type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+"""
+"""An extension module (CPython's stable ABI, so one build loads in every CPython 3 on the same
+platform) whose ``Result`` type compares equal to everything."""
