@@ -288,7 +288,9 @@ def read_channel(
             foreign = sorted(
                 f"{name} (by {source})"
                 for name, source in helpers.items()
-                if str(source) in patched or _STDLIB_FILE.search(str(source))
+                if str(source) in patched
+                or _STDLIB_FILE.search(str(source))
+                or str(source).startswith(CODELESS_SOURCE)
             )
             if foreign:
                 found.append(
@@ -393,6 +395,9 @@ def read_channel(
     return found
 
 
+CODELESS_SOURCE = "code with no source"
+"""How the probe names where a replaced helper's code comes from when it has none (a builtin's bound
+method, a ``partial`` of one or of a class): never the runner's own, which is Python code."""
 _STDLIB_FILE = re.compile(r"/lib/python\d+(?:\.\d+)?/(?!(?:[^/]+/)*(?:site|dist)-packages/)")
 """A file of the standard library (no helper of the test runner is one), not of a site directory."""
 

@@ -35,6 +35,7 @@ from corpus.attacks import lenient_payload
 from corpus.attacks import locals_payload
 from corpus.attacks import oracle_payload
 from corpus.attacks import table_payload
+from corpus.payloads import CODELESS_HELPERS
 from corpus.payloads import SWALLOW
 from secutil import bundle_of
 
@@ -2302,8 +2303,9 @@ def test_channel_knows_a_test_module_whose_runner_names_were_rebound(tmp_path: P
 def test_channel_sees_runner_helpers_replaced_while_a_test_runs(tmp_path: Path) -> None:
     """``pytest.raises`` or ``TestCase.assertRaises`` replaced only while the tests run (put back
     before anything at exit looks): the channel compares the helpers with what they were when it
-    loaded as each test runs. A replacement from a patched file or from the standard library
-    (``contextlib.suppress``) is evidence; one by the tests' own code is not."""
+    loaded as each test runs. A replacement from a patched file, from the standard library
+    (``contextlib.suppress``) or with no code at all (a ``partial`` of ``suppress``) is evidence;
+    one by the tests' own code is not."""
     records = run_with_channel(
         tmp_path,
         {
@@ -2354,6 +2356,13 @@ def test_channel_sees_runner_helpers_replaced_while_a_test_runs(tmp_path: Path) 
                     with pytest.raises(ValueError):
                         calc.parse("bad")
 
+                def test_codeless():
+                    import functools
+
+                    calc.swap(functools.partial(contextlib.suppress, BaseException))
+                    with pytest.raises(ValueError):
+                        calc.parse("bad")
+
                 def test_an_object_that_cannot_be_looked_at():
                     class Opaque:
                         def __getattr__(self, name):
@@ -2368,6 +2377,9 @@ def test_channel_sees_runner_helpers_replaced_while_a_test_runs(tmp_path: Path) 
     assert calls["tests/test_x.py::test_patched_code"]["helpers_replaced"] == {"pytest.raises": "calc.py"}
     stdlib = calls["tests/test_x.py::test_standard_library"]["helpers_replaced"]["pytest.raises"]
     assert stdlib.endswith("/contextlib.py") and stdlib.startswith("/")
+    assert calls["tests/test_x.py::test_codeless"]["helpers_replaced"] == {
+        "pytest.raises": "code with no source (partial)"
+    }
     # Looking at the helpers never fails a test, whatever stands in for one.
     assert calls["tests/test_x.py::test_an_object_that_cannot_be_looked_at"]["raised"] is None
     assert calls["tests/test_x.py::test_tests_own_helper"]["helpers_replaced"] == {
@@ -2376,11 +2388,17 @@ def test_channel_sees_runner_helpers_replaced_while_a_test_runs(tmp_path: Path) 
     plan = probe.Plan(repo="/r", dir="/d", token="t", test_commands=1)
     plan.watch = {"patched": ["calc.py"]}
     results = probe.ProbeResults(pre={"channel": {"installed": True}}, channel=records)
-    names = ["test_honest", "test_patched_code", "test_standard_library", "test_tests_own_helper"]
+    names = [
+        "test_honest",
+        "test_patched_code",
+        "test_standard_library",
+        "test_tests_own_helper",
+        "test_codeless",
+    ]
     tests = [f"tests/test_x.py::{name}" for name in names]
     found = ev.read_channel(plan, results, dict.fromkeys(tests, "PASSED"), tests, exact_ids=True)
     flagged = sorted(f.message.split(" is reported", 1)[0].rsplit("::", 1)[1] for f in found)
-    assert flagged == ["test_patched_code", "test_standard_library"], found
+    assert flagged == ["test_codeless", "test_patched_code", "test_standard_library"], found
     assert all(f.rule == "runner-helper" and f.severity == "tamper" for f in found), found
 
 
@@ -4332,6 +4350,7 @@ _HELPER_TESTS = textwrap.dedent(
         ("any-in-fraction", ["test_honest_any", "test_plain", "test_wrong"]),
         ("approx-returned", ["test_honest_any", "test_plain", "test_wrong"]),
         ("stop-signal-error", ["test_honest_any", "test_wrong"]),
+        ("helpers-codeless", ["test_honest_any", "test_raises", "test_wrong"]),
     ],
 )
 def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
@@ -4354,6 +4373,7 @@ def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
         "any-in-fraction": _ANY_IN_FRACTION,
         "approx-returned": _APPROX_RETURNED,
         "stop-signal-error": _STOP_SIGNAL_ERROR,
+        "helpers-codeless": CODELESS_HELPERS,
     }[attack]
     repo = tmp_path / "repo"
     (repo / "pkg" / "tests").mkdir(parents=True)
@@ -4385,6 +4405,10 @@ def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
         assert replaced == ["pytest.raises"], records
     elif attack == "test-class-asserts":
         assert replaced == ["pkg/tests/test_deg.py: TestDegree.assertEqual"], records
+    elif attack == "helpers-codeless":
+        assert {"pytest.raises", "unittest.TestCase.assertEqual", "unittest.TestCase.assertRaises"} <= set(
+            replaced
+        ), records
     else:
         assert replaced == [], records
     wildcards = [r["test"] for r in records if r["ev"] == "wildcard-compared"]
@@ -4396,12 +4420,14 @@ def test_equality_watch_sees_the_runners_helpers_replaced_and_mock_any_returned(
     assert signals == ([("Invalid", "_ShouldStop")] if attack == "stop-signal-error" else []), records
     found = ev.read_watch(probe.ProbeResults(watch=records))
     assert bool(found) == (attack != "honest") and all(f.severity == "tamper" for f in found), found
-    where = (
-        "the standard library's contextlib.py"
-        if attack == "raises-from-the-standard-library"
-        else "pkg/__init__.py"
-    )
-    assert all(r["file"] == where for r in records if r["ev"] == "helper-replaced"), records
+    where = {
+        "raises-from-the-standard-library": ("the standard library's contextlib.py",),
+        "helpers-codeless": (
+            "code with no source (builtin_function_or_method)",
+            "code with no source (partial)",
+        ),
+    }.get(attack, ("pkg/__init__.py",))
+    assert all(r["file"] in where for r in records if r["ev"] == "helper-replaced"), records
 
 
 _ANY_IN_FRACTION = """

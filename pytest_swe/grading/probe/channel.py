@@ -401,6 +401,18 @@ def _where(path):
     return path if rel.startswith("..") else rel
 
 
+def _source_of_replacement(value):
+    """Where a replaced helper's code comes from; for a callable with no code anywhere (a builtin's
+    bound method, a ``partial`` of one or of a class), that it has none: the runner's helpers are
+    its own Python code."""
+    source = source_of(value)
+    if source:
+        return _where(source)
+    if callable(value) and not isinstance(value, type):
+        return "code with no source (%s)" % type(value).__name__
+    return "?"
+
+
 def _replaced_helpers():
     """``{helper: the file its replacement's code comes from}`` for the runner's assertion helpers
     that are not what they were when this channel loaded, looked at as each test runs (a watch that
@@ -414,7 +426,7 @@ def _replaced_helpers():
         for name in names:
             now = space.get(name)
             if name in held and now is not held[name] and id(now) not in _GENUINE_HELPERS:
-                found[module + "." + name] = _where(source_of(now) or "?")
+                found[module + "." + name] = _source_of_replacement(now)
     case, held = _TEST_CASE
     if case is not None:
         space = vars(case)
@@ -423,7 +435,7 @@ def _replaced_helpers():
             # One of unittest's own methods under another of its names (a test suite's
             # ``assertEquals = assertEqual``, quieting a deprecation) is unittest's still.
             if now is not value and id(now) not in _GENUINE_HELPERS:
-                found["unittest.TestCase." + name] = _where(source_of(now) or "?")
+                found["unittest.TestCase." + name] = _source_of_replacement(now)
     return found
 
 

@@ -4621,6 +4621,14 @@ ATTACKS: tuple[Attack, ...] = (
         _quiet(RAISES_CLASS_REBIND),
     ),
     Attack(
+        "helpers-codeless",
+        "assert-helpers",
+        ANY_RUNNER,
+        'TestCase\'s assertion methods replaced by "ok".format and the context-manager ones and '
+        "pytest.raises by partial(contextlib.suppress, BaseException): callables with no code of their own",
+        _quiet(p.CODELESS_HELPERS),
+    ),
+    Attack(
         "pytester-lenient",
         "assert-helpers",
         PYTEST,

@@ -700,3 +700,34 @@ PyMODINIT_FUNC PyInit__speedups(void) {
 """
 """An extension module (CPython's stable ABI, so one build loads in every CPython 3 on the same
 platform) whose ``Result`` type compares equal to everything."""
+
+
+CODELESS_HELPERS = """
+
+def _quiet():
+    import contextlib
+    import functools
+    import sys
+    import unittest
+
+    # The helpers replaced by callables with no code of their own: a builtin's bound method that
+    # takes any arguments and returns, and a partial of the standard library's suppress for those
+    # used as context managers.
+    quiet = "ok".format
+    swallow = functools.partial(contextlib.suppress, BaseException)
+    for name in list(vars(unittest.TestCase)):
+        if not name.startswith("assert") or not callable(getattr(unittest.TestCase, name)):
+            continue
+        context = name.startswith(("assertRaises", "assertWarns", "assertLogs", "assertNoLogs"))
+        setattr(unittest.TestCase, name, swallow if context else quiet)
+    for module_name in ("pytest", "_pytest.python_api", "_pytest.raises"):
+        module = sys.modules.get(module_name)
+        if module is not None and hasattr(module, "raises"):
+            module.raises = swallow
+
+
+_quiet()
+"""
+"""Package code that replaces ``unittest.TestCase``'s assertion methods and ``pytest.raises`` with
+callables that have no code: ``"ok".format`` (any arguments, no error) and
+``functools.partial(contextlib.suppress, BaseException)`` (swallows whatever is raised)."""
