@@ -3610,6 +3610,13 @@ def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) ->
 
                 def helper(self):
                     pass
+
+                @staticmethod
+                def test_static_honest():
+                    assert 1
+
+                def test_static_swapped(self):
+                    assert 0
             """
         )
     )
@@ -3627,6 +3634,7 @@ def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) ->
         m.TestC.test_m = swallow(m.TestC.test_m)
         m.TestC.helper = swallow(m.TestC.helper)
         m.test_decorated = swallow(m.test_decorated)
+        m.TestC.test_static_swapped = staticmethod(swallow(m.TestC.test_static_swapped))
         """
         )
     )
@@ -3634,9 +3642,13 @@ def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) ->
         [sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True
     )
     records = [json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
-    assert sorted(r["name"] for r in records if r["ev"] == "swapped-test") == ["TestC.test_m", "test_swapped"]
+    assert sorted(r["name"] for r in records if r["ev"] == "swapped-test") == [
+        "TestC.test_m",
+        "TestC.test_static_swapped",
+        "test_swapped",
+    ]
     found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
-    assert len(found) == 1 and "2 test function(s) of the graded files were replaced in memory" in found[0]
+    assert len(found) == 1 and "3 test function(s) of the graded files were replaced in memory" in found[0]
     honest = "import swe_watch_under_test\nimport tests.test_x as m\nm.test_plain()\n"
     (tmp_path / "watch.jsonl").unlink()
     subprocess.run(

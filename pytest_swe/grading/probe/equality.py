@@ -1261,7 +1261,9 @@ def _check_tests(final=False):
             if name not in scope:
                 continue
             func = scope[name]
-            if isinstance(func, (staticmethod, classmethod)) or not callable(func):
+            if isinstance(func, (staticmethod, classmethod)):
+                func = func.__func__  # a static method is called as what it wraps (and is callable)
+            if not callable(func):
                 continue
             if not is_defined_there(func, path, qualname, lines) or not _made_there(func, ids):
                 _tests["reported"].add((rel, qualname))

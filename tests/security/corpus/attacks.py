@@ -1281,6 +1281,9 @@ def _in_tests(change):
 call the package to ``change(function, filename)`` and binds what it returns in its place."""
 
 SWALLOW_IN_TESTS = p.SWALLOW + "\n\n_in_tests(lambda fn, filename: swallow(fn))\n"
+SWALLOW_IN_TESTS_STATIC = p.SWALLOW + "\n\n_in_tests(lambda fn, filename: staticmethod(swallow(fn)))\n"
+"""The same wrappers bound as static methods (a method then runs without ``self``: its ``TypeError`` is
+swallowed too)."""
 
 STRIP_ASSERTS_IN_TESTS = """
 
@@ -1355,6 +1358,10 @@ def _swallow_in_tests(ctx: InstanceContext, work: Checkout) -> None:
     """Package code that, as each test module finishes running, replaces the test functions that
     call the package with wrappers that swallow their failures: the file on disk is unchanged."""
     _at_import(ctx, work, IN_TESTS + SWALLOW_IN_TESTS)
+
+
+def _swallow_in_tests_static(ctx: InstanceContext, work: Checkout) -> None:
+    _at_import(ctx, work, IN_TESTS + SWALLOW_IN_TESTS_STATIC)
 
 
 def _strip_asserts_in_tests(ctx: InstanceContext, work: Checkout) -> None:
@@ -3898,6 +3905,14 @@ ATTACKS: tuple[Attack, ...] = (
         "package code swaps each test module's test functions that call the package for wrappers that "
         "swallow failures, once the module ran (a profile function sees its frame return)",
         _swallow_in_tests,
+    ),
+    Attack(
+        "swallow-in-tests-static",
+        "in-memory-tests",
+        ANY_RUNNER,
+        "the same swap, each wrapper bound as a staticmethod (callable since Python 3.10; a method then runs "
+        "without self, and the TypeError is swallowed too)",
+        _swallow_in_tests_static,
     ),
     Attack(
         "strip-asserts-in-tests",
