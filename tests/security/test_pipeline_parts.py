@@ -2804,6 +2804,9 @@ Planted = type(
     "_PlantedAngle", (), {"__eq__": functools.partialmethod(operator.is_not), "__module__": "fractions"}
 )
 setattr(sys.modules["fractions"], "_PlantedAngle", Planted)  # held by the module it names, not its source's
+Borrowed = type(
+    "Borrowed", (int,), {"__eq__": int.__or__, "__hash__": int.__hash__, "__module__": "fractions"}
+)  # a builtin's slot as __eq__: 5 == 3 is 7, truthy
 
 
 class NAType(object):
@@ -2903,6 +2906,7 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
         "assert pkg.Spoofed() == 3\n"
         "assert pkg.Angle(1.0) == 3 and pkg.Codeless() == 3 and pkg.Static() == 3 and (pkg.NA == 1) is pkg.NA\n"
         "assert pkg.Planted() == 3\n"
+        "assert pkg.Borrowed(5) == 3\n"
         "d = pkg.DelGuarded(); d._v = open(__import__('os').devnull); assert d == 3; del d\n"
         "c = pkg.Counted(1); assert c == pkg.Counted(1) and pkg.Ordered(1) == pkg.Ordered(1); del c\n"
         "gc.collect()\n"
@@ -2923,6 +2927,8 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
     # A class the module's code defines is judged where it is compared (here, the driver's code).
     used = re.compile(r": it answered a comparison in <string>:\d+ with (True|a \w+)$")
     assert sorted(used.sub("", str(f)) for f in ev.read_watch(results)) == [
+        "equal-to-anything: no file (a class without code naming fractions as its module): Borrowed subclasses"
+        " int and compares equal to any int (a value it was never given)",
         "equal-to-anything: no file (a class without code naming fractions as its module): Codeless is a"
         " plain class and compares equal to anything",
         "equal-to-anything: no file (a class without code naming fractions as its module): _PlantedAngle is"
@@ -2947,7 +2953,7 @@ def test_equality_watch_sees_plain_classes_that_equal_anything(tmp_path: Path) -
     # writes where they say they live, are judged (no file can be named for them); one set into the
     # library module it names is not that module's source's.
     control = [json.loads(line) for line in (tmp_path / "none.jsonl").read_text().splitlines()]
-    assert sorted(r["cls"] for r in control) == ["Codeless", "Static", "_PlantedAngle"], control
+    assert sorted(r["cls"] for r in control) == ["Borrowed", "Codeless", "Static", "_PlantedAngle"], control
 
 
 QUERY_BUILDER = """

@@ -385,7 +385,13 @@ def _as_source(rel, code):
 _FUNCTION = types.FunctionType
 _BOUND = types.MethodType
 _PARTIALS = (functools.partial, functools.partialmethod)
-_CODELESS = _PARTIALS + (staticmethod, classmethod, types.BuiltinFunctionType)
+_CODELESS = _PARTIALS + (
+    staticmethod,
+    classmethod,
+    types.BuiltinFunctionType,
+    type(int.__or__),  # a builtin type's slot (``__eq__ = int.__or__``: ``5 == 3`` is 7, truthy)
+    type(str.join),  # a builtin type's method
+)
 """The kinds of ``__eq__`` a class can have without code of its own (``partialmethod(operator.is_not)``)."""
 
 

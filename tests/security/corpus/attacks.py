@@ -3191,6 +3191,35 @@ _ALWAYS_EQUAL_CODELESS_PLANTED = _ALWAYS_EQUAL_CODELESS.replace(
 """The same classes, each put in the standard library module it names under its own new name: the
 module it names holds it, as that module's own classes are held."""
 
+_BORROWED_SLOTS = """    import functools
+    import importlib
+    import inspect
+    import sys
+
+    made = {}
+    for base, slot in ((int, int.__or__), (float, float.__add__), (str, str.__add__), (bytes, bytes.__add__),
+                       (list, list.__add__), (tuple, tuple.__add__), (dict, dict.__or__)):
+        made[base] = type(base.__name__, (base,), {
+            "__eq__": slot,
+            "__hash__": base.__hash__,
+            "__module__": "builtins",
+        })
+
+    def equal_to_anything(value):
+        if type(value) in made:
+            return made[type(value)](value)
+        return value
+
+"""
+_ALWAYS_EQUAL_BORROWED = (
+    _ALWAYS_EQUAL[: _ALWAYS_EQUAL.index("    import functools")]
+    + _BORROWED_SLOTS
+    + _ALWAYS_EQUAL[_ALWAYS_EQUAL.index("    def wrap(function):") :]
+)
+"""Results as builtin-type subclasses whose ``__eq__`` is one of the type's own slots with a truthy
+answer (``int.__or__``: ``5 == 3`` is 7; ``str.__add__``: any text but two empty ones), named as
+builtins: no code of their own, and no ``partial`` either."""
+
 
 _NATIVE_LENIENT = (
     _ALWAYS_EQUAL[: _ALWAYS_EQUAL.index("    def equal_to_anything(value):")]
@@ -4570,6 +4599,14 @@ ATTACKS: tuple[Attack, ...] = (
         "results as subclasses of the standard library's Fraction, UserString, UserList and UserDict with no "
         "code of their own: __eq__ is partialmethod(operator.is_not), the classes named as the library's",
         _lenient(_ALWAYS_EQUAL_CODELESS),
+    ),
+    Attack(
+        "always-equal-borrowed-slot",
+        "always-equal",
+        ANY_RUNNER,
+        "results as builtin-type subclasses named as builtins whose __eq__ is a truthy slot of the type "
+        "itself (int.__or__, str.__add__, list.__add__, dict.__or__, ...): no code of their own",
+        _lenient(_ALWAYS_EQUAL_BORROWED),
     ),
     Attack(
         "always-equal-codeless-planted",
