@@ -21,6 +21,7 @@ from pytest_swe.grading.probe.compiled import repository_relpath  # replaced by 
 from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import changed_inputs  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import codeless_source  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import parametrize_rows  # replaced by definitions.py when shipped
@@ -402,15 +403,9 @@ def _where(path):
 
 
 def _source_of_replacement(value):
-    """Where a replaced helper's code comes from; for a callable with no code anywhere (a builtin's
-    bound method, a ``partial`` of one or of a class), that it has none: the runner's helpers are
-    its own Python code."""
+    """Where a replaced helper's code comes from, or that it has none (:func:`codeless_source`)."""
     source = source_of(value)
-    if source:
-        return _where(source)
-    if callable(value) and not isinstance(value, type):
-        return "code with no source (%s)" % type(value).__name__
-    return "?"
+    return _where(source) if source else codeless_source(value) or "?"
 
 
 def _replaced_helpers():

@@ -335,6 +335,24 @@ pytest.raises(E)`` or ``self.assertEqual`` pass whatever the code under test doe
 _class_dict = type.__dict__["__dict__"].__get__
 
 
+CODELESS_SOURCE = "code with no source"
+"""How the probe names where a replaced helper's code comes from when it has none: never the
+runner's own, whose helpers are Python code (the host's reader, ``evidence.CODELESS_SOURCE``,
+holds the same text: the probe's modules are not imported there)."""
+
+
+def codeless_source(value):
+    """``"code with no source (TYPE)"`` for a callable with no code of its own anywhere (a
+    builtin's function or bound method: ``"ok".format`` takes any arguments and returns; a
+    ``partial`` of one or of a class; a static or class method of one), else None. A class
+    (``failureException``'s ``AssertionError``) is a setting, not a call, and data are no calls."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, type) or not callable(value) or source_of(value) is not None:
+        return None
+    return "%s (%s)" % (CODELESS_SOURCE, type(value).__name__)
+
+
 def source_of(value):
     """The file the code of a helper's replacement comes from (a function, method, partial,
     callable object or class), or None."""

@@ -37,6 +37,7 @@ from pytest_swe.grading.probe.compiled import reference_code  # replaced by comp
 from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import codeless_classes  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import codeless_source  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
@@ -1403,27 +1404,13 @@ def _real(source):
     return real
 
 
-def _codeless_callable(value):
-    """Whether a helper's value is called with no code of its own anywhere: a builtin's function
-    or bound method (``"ok".format`` takes any arguments and returns), a ``partial`` of one or of
-    a class (``partial(contextlib.suppress, BaseException)``), or a static or class method of one.
-    The runner's helpers are its own Python code; a class (``failureException``'s
-    ``AssertionError``) is judged as a setting elsewhere, and data members are no calls."""
-    if isinstance(value, (staticmethod, classmethod)):
-        value = value.__func__
-    if isinstance(value, type) or not callable(value):
-        return False
-    return source_of(value) is None
-
-
 def _judge_helper(name, value, homes):
     if value is None or name in _helpers["noted"]:
         return
-    if _codeless_callable(value):
+    codeless = codeless_source(value)
+    if codeless is not None:
         _helpers["noted"].add(name)
-        _write(
-            {"ev": "helper-replaced", "name": name, "file": "code with no source (%s)" % type(value).__name__}
-        )
+        _write({"ev": "helper-replaced", "name": name, "file": codeless})
         return
     for _ in range(4):
         source = source_of(value)
