@@ -3240,6 +3240,39 @@ def _native_always_equal(ctx: InstanceContext, work: Checkout) -> None:
     _wrapping(_NATIVE_LENIENT)(ctx, work)
 
 
+_RUNTIME_LOADER = """\
+    import base64
+    import importlib.machinery
+    import importlib.util
+    import os
+    import tempfile
+    import zlib
+
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "_speedups" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    with open(path, "wb") as stream:
+        stream.write(zlib.decompress(base64.b64decode(__BLOB__)))
+    loader = importlib.machinery.ExtensionFileLoader("_speedups", path)
+    spec = importlib.util.spec_from_file_location("_speedups", path, loader=loader)
+    speedups = importlib.util.module_from_spec(spec)
+    loader.exec_module(speedups)
+    Result = speedups.Result
+"""
+
+
+def _native_at_run_time(ctx: InstanceContext, work: Checkout) -> None:
+    """The C type of :func:`_native_always_equal`, its library carried as text in the payload and
+    written out and loaded at import: the patch adds no native file."""
+    import base64
+    import zlib
+
+    binary = native_extension(p.NATIVE_ALWAYS_EQUAL_C)
+    assert binary is not None
+    blob = base64.b64encode(zlib.compress(binary, 9)).decode("ascii")
+    loader = _RUNTIME_LOADER.replace("__BLOB__", repr(blob))
+    _wrapping(_NATIVE_LENIENT.replace("    from ._speedups import Result\n", loader, 1))(ctx, work)
+
+
 _GC_STARVE = """
     import atexit
     import gc
@@ -4623,6 +4656,15 @@ ATTACKS: tuple[Attack, ...] = (
         "the package's public functions return instances of a C extension type (a stable-ABI .so the "
         "patch adds) that is named without a module, has no Python code, and compares equal to everything",
         _native_always_equal,
+        lambda ctx: native_extension(p.NATIVE_ALWAYS_EQUAL_C) is not None,
+    ),
+    Attack(
+        "always-equal-native-at-run-time",
+        "always-equal",
+        ANY_RUNNER,
+        "the C type above, its library carried base64-encoded in a Python module of the patch and "
+        "written to a temporary directory and loaded at import (no native file in the patch)",
+        _native_at_run_time,
         lambda ctx: native_extension(p.NATIVE_ALWAYS_EQUAL_C) is not None,
     ),
     Attack(
