@@ -534,6 +534,31 @@ def _equal_to(kind: Any) -> str:
     return "anything" if kind in (None, "anything") else f"any {kind} (a value it was never given)"
 
 
+_NATIVE_SLOT = {"compare": "compares its instances with", "call": "is called through"}
+
+
+def _native_code(records: list[dict[str, Any]]) -> list[Finding]:
+    """Types whose comparison or call is machine code made while the tests ran, in a process that
+    ran graded tests (a test that compiles and runs a C program in a child of its own, as a
+    compiler's suite does, is not the code whose results the tests compare)."""
+    graded = {r.get("pid") for r in records if r.get("ev") == "graded-run"}
+    native = sorted(
+        {
+            (str(r.get("cls")), str(r.get("slot")), str(r.get("lib")), str(r.get("why")))
+            for r in records
+            if r.get("ev") == "native-code" and (not graded or r.get("pid") in graded)
+        }
+    )
+    return [
+        evidence(
+            "equal-to-anything",
+            f"{cls} {_NATIVE_SLOT.get(slot, slot)} machine code {why} ({lib or 'no file'}): no code of the"
+            " project or of an installed library decides what it answers",
+        )
+        for cls, slot, lib, why in native
+    ]
+
+
 def read_watch(results: ProbeResults) -> list[Finding]:
     """Classes of the patched files that compare equal to anything (results that pass any assertion),
     ``unittest.mock.ANY`` compared in a test that never names it, the runner's assertion helpers
@@ -551,6 +576,7 @@ def read_watch(results: ProbeResults) -> list[Finding]:
         )
         for where, r in sorted(seen.items())
     ]
+    found += _native_code(results.watch)
     restored = sorted(
         {(str(r.get("file")), str(r.get("cls"))) for r in results.watch if r.get("ev") == "eq-restored"}
     )

@@ -4,7 +4,9 @@ real git repository), the result channel (loaded by a real pytest) and the evide
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import importlib.machinery
 import importlib.util
 import json
 import marshal
@@ -14,6 +16,7 @@ import shlex
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +36,11 @@ from corpus.attacks import STRIP_ASSERTS_IN_TESTS
 from corpus.attacks import SWALLOW_IN_TESTS
 from corpus.attacks import lenient_payload
 from corpus.attacks import locals_payload
+from corpus.attacks import native_extension
 from corpus.attacks import oracle_payload
 from corpus.attacks import table_payload
 from corpus.payloads import CODELESS_HELPERS
+from corpus.payloads import NATIVE_ALWAYS_EQUAL_C
 from corpus.payloads import SWALLOW
 from secutil import bundle_of
 
@@ -2515,6 +2520,104 @@ def watched_plan(
     return plan, site
 
 
+_CALLED_YES_C = r"""
+#define Py_LIMITED_API 0x03060000
+#include <Python.h>
+
+/* An object that answers True to any call: an __eq__ with no code to read. */
+static PyObject *yes(PyObject *self, PyObject *args, PyObject *kwargs) { Py_RETURN_TRUE; }
+static PyType_Slot slots[] = {{Py_tp_call, yes}, {0, NULL}};
+static PyType_Spec spec = {"Yes", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, slots};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_yes", NULL, -1, NULL};
+
+PyMODINIT_FUNC PyInit__yes(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL) PyModule_AddObject(m, "Yes", PyType_FromSpec(&spec));
+    return m;
+}
+"""
+
+
+def test_equality_watch_sees_comparisons_in_machine_code_made_while_the_tests_ran(tmp_path: Path) -> None:
+    """A C type that compares equal to everything and whose instances only its own constructor
+    makes gives the watch nothing to read or ask. Its comparison's machine code is judged by where
+    it lives: a library written out and loaded while the tests ran (its bytes carried as text),
+    or one deleted once loaded, is evidence; the same library built before the tests (a package's
+    C extension, compiled by the install) is not."""
+    binary = native_extension(NATIVE_ALWAYS_EQUAL_C)
+    if binary is None:
+        pytest.skip("no C compiler or Python headers to build an extension module with")
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    (repo / "pkg" / f"_built{suffix}").write_bytes(binary)  # built by the install, before the tests
+    (repo / "pkg" / "__init__.py").write_text(
+        textwrap.dedent(
+            f"""
+            import base64, importlib.machinery, importlib.util, os, tempfile
+
+            def load(path, name):
+                loader = importlib.machinery.ExtensionFileLoader(name, path)
+                module = importlib.util.module_from_spec(
+                    importlib.util.spec_from_file_location(name, path, loader=loader))
+                loader.exec_module(module)
+                return getattr(module, "Result", None) or module.Yes
+
+            Built = load(os.path.join(os.path.dirname(__file__), "_built{suffix}"), "_speedups")
+
+            def written(blob, file, delete=False, name="_speedups"):
+                path = os.path.join(tempfile.mkdtemp(), file + "{suffix}")
+                with open(path, "wb") as stream:
+                    stream.write(base64.b64decode(blob))
+                cls = load(path, name)
+                if delete:
+                    os.unlink(path)
+                return cls
+            """
+        )
+    )
+    time.sleep(0.05)
+    _plan, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"])
+    blob = base64.b64encode(binary).decode()
+    called = base64.b64encode(native_extension(_CALLED_YES_C) or b"").decode()
+    code = (
+        "import swe_watch_under_test, pkg, gc\n"
+        f"Kept = pkg.written({blob!r}, 'kept')\n"
+        f"Gone = pkg.written({blob!r}, 'gone', delete=True)\n"
+        "assert pkg.Built(1) == 2 and Kept(1) == 2 and Gone(1) == 2\n"
+        f"Yes = pkg.written({called!r}, 'yes', name='_yes')\n"
+        "Loose = type('Loose', (int,), {'__eq__': Yes(), '__hash__': int.__hash__})\n"
+        "assert Loose(1) == 2\ngc.collect()\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True
+    )
+    records = [json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]
+    native = sorted(
+        (r["cls"], r["slot"], r["lib"].rsplit("/", 1)[-1], r["why"])
+        for r in records
+        if r["ev"] == "native-code"
+    )
+    assert native == [
+        ("Result", "compare", f"gone{suffix} (deleted)", "from a file deleted since it was loaded"),
+        ("Result", "compare", f"kept{suffix}", "from a native library written while the tests ran"),
+        ("Yes", "call", f"yes{suffix}", "from a native library written while the tests ran"),
+    ], records
+    found = [str(f) for f in ev.read_watch(probe.ProbeResults(watch=records))]
+    assert any(
+        f.startswith("equal-to-anything: Result compares its instances with machine code") for f in found
+    )
+    assert any(f.startswith("equal-to-anything: Yes is called through machine code") for f in found)
+    assert not any("_built" in f for f in found), found
+    # Where graded tests ran, only that process's types count: a compiler's test suite builds and
+    # runs C programs in children of its own.
+    other = [{**r, "pid": -1} for r in records if r["ev"] == "native-code"]
+    graded = [{"ev": "graded-run", "file": "t.py", "pid": 1}, {"ev": "last-look", "pid": 1}]
+    assert ev.read_watch(probe.ProbeResults(watch=graded + other)) == []
+    mine = [{**r, "pid": 1} for r in other]
+    assert len(ev.read_watch(probe.ProbeResults(watch=graded + mine))) == 3
+
+
 def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None:
     """Values whose ``==`` is always true pass any assertion, and so do those equal to any value of
     the type the test expects, or to any small number, any empty value or any table of some shape,
@@ -4709,7 +4812,17 @@ def test_equality_watch_parses_nothing_inside_a_garbage_collection(tmp_path: Pat
 
 @pytest.mark.parametrize(
     "name",
-    ["hook.py", "channel.py", "unitchannel.py", "equality.py", "definitions.py", "record.py", "rebound.py"],
+    [
+        "hook.py",
+        "channel.py",
+        "unitchannel.py",
+        "equality.py",
+        "definitions.py",
+        "record.py",
+        "rebound.py",
+        "compiled.py",
+        "machine.py",
+    ],
 )
 def test_probe_scripts_are_python_3_5(name: str) -> None:
     """They run with the task image's interpreter, which can be as old as Python 3.5."""

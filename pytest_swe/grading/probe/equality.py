@@ -41,6 +41,7 @@ from pytest_swe.grading.probe.definitions import codeless_source  # replaced by 
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.machine import native_comparisons  # replaced by machine.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 
 OUT = "@OUT@"
@@ -1344,8 +1345,10 @@ def _young_classes(final):
             return
         if _metas.isdisjoint(map(type, objects)):
             return
-    for obj in objects:
-        if isinstance(obj, type) and _ready(obj) and not _was_checked(obj):
+    classes = [obj for obj in objects if isinstance(obj, type) and _ready(obj)]
+    _check_machine_code(classes, final)
+    for obj in classes:
+        if not _was_checked(obj):
             if _executing_there(obj):
                 _defer(obj)
                 continue
@@ -1355,6 +1358,36 @@ def _young_classes(final):
                 _check(obj, _base_of(obj))
             except Exception:  # a metaclass's own attributes can raise: the next class is still checked
                 pass
+
+
+def _tests_began():
+    """When the tests began, as a file's change time: the watch was written just before them."""
+    try:
+        return os.stat(__file__).st_ctime
+    except Exception:
+        return time.time()
+
+
+_TESTS_BEGAN = _tests_began()
+_native_noted = set()
+
+
+def _check_machine_code(classes, final):
+    """Classes whose comparison or call is machine code made while the tests ran (a C type from a
+    library the code under test wrote out and loaded): no Python code of theirs to read, and no
+    instance to ask where only their own constructor makes one."""
+    try:
+        found = native_comparisons(classes, _TESTS_BEGAN, final)
+    except Exception:
+        return
+    for cls, slot, path, why in found:
+        try:
+            name = str(type.__dict__["__qualname__"].__get__(cls))
+        except Exception:
+            name = "?"
+        if (name, slot, path) not in _native_noted:
+            _native_noted.add((name, slot, path))
+            _write({"ev": "native-code", "cls": name, "slot": slot, "lib": path, "why": why})
 
 
 # --- the runner's own helpers, and values equal to anything by design ---------------------------
