@@ -724,6 +724,7 @@ did that, as its own job (a debugger, profiler, coverage tool, logger or linter)
 _WHAT = {
     "tracer": "a trace function can skip a test's asserts or rewrite its variables",
     "test-read": "code under test reading the test that calls it can return the value the test expects",
+    "harness-read": "they hold the test patch's text, and with it the values the tests expect",
 }
 
 
@@ -740,6 +741,8 @@ def read_inspection(results: ProbeResults, base_text: Callable[[str], str | None
     for (kind, path), calls in sorted(seen.items()):
         if kind == "tracer":
             what = f"{path} called {' and '.join(sorted(calls))} while the tests ran"
+        elif kind == "harness-read":
+            what = f"{path} read {' and '.join(sorted(calls))} while the tests ran"
         else:
             names = {"frame": "frame", "open": "file", "subprocess": "file (through a new process)"}
             read = " and ".join(sorted(names.get(c, c) for c in calls))

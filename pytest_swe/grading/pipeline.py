@@ -313,8 +313,8 @@ def _prepare_probe(
         base_commit=task.base_commit,
         patched=integrity.patched,
         fail_to_pass=list(task.fail_to_pass),
+        script_path=path,
     )
-    plan.script_path = path
     instrumented = probe.instrument(script, plan)
     integrity.plan = plan
     return instrumented, probe.install_files(plan)

@@ -205,10 +205,12 @@ def plan_for(
     base_commit: str | None = None,
     patched: list[str] | None = None,
     fail_to_pass: list[str] | None = None,
+    script_path: str | None = None,
 ) -> Plan:
     """Decide what the probe does for one eval script (no sandbox needed)."""
     token = secrets.token_hex(6)
     plan = Plan(repo=workdir, dir=f"{PROBE_ROOT}/g-{secrets.token_hex(8)}", token=token, base=base_commit)
+    plan.script_path = script_path
     paths = sorted(p for p in patch_paths(test_patch or "") if p and not p.startswith("/") and ".." not in p)
     plan.test_patch_paths = paths
     section = test_section(script)
@@ -305,6 +307,8 @@ def watch_source(plan: Plan) -> str:
         .replace('"@REPO@"', repr(plan.repo))
         .replace('"""@PATCHED@"""', patched)
         .replace('"""@GRADED@"""', repr(json.dumps(sorted(g["path"] for g in plan.graded))))
+        .replace('"@SCRIPT@"', repr(plan.script_path or ""))
+        .replace('"@PROBE_ROOT@"', repr(PROBE_ROOT))
     )
 
 

@@ -48,6 +48,8 @@ OUT = "@OUT@"
 REPO = "@REPO@"
 PATCHED = frozenset(json.loads("""@PATCHED@"""))
 GRADED = frozenset(json.loads("""@GRADED@"""))
+SCRIPT = "@SCRIPT@"
+PROBE_ROOT = "@PROBE_ROOT@"
 _BASES = (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _checked = {}
 """``id(class) -> (weak reference, id of its own __eq__)``: a class is checked once, and a class
@@ -165,13 +167,83 @@ def _graded_caller(frame):
     return None
 
 
+_HARNESS_PROC = re.compile(r"/proc/(\d+)/(?:cmdline|environ|mem|fd/|map_files/)")
+_HARNESS_WORD = re.compile(r"/proc/[^/\s]+/(?:cmdline|environ|mem|fd\b|map_files\b)")
+_SCRIPT_NAME = os.path.basename(SCRIPT) if SCRIPT else None
+_SCRIPT_REAL = os.path.realpath(SCRIPT) if SCRIPT else None
+_lineage = {}
+
+
+def _harness_processes():
+    """The pids of this process's ancestors (the eval script's shell and the command around it)."""
+    pid = os.getpid()
+    if pid not in _lineage:
+        found, at = set(), pid
+        while at > 1 and len(found) < 64:
+            try:
+                with open("/proc/%d/stat" % at, "rb") as fh:
+                    at = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except Exception:
+                break
+            found.add(at)
+        _lineage[pid] = found
+    return _lineage[pid]
+
+
+def _harness_file(path):
+    """What of the harness ``path`` opens: the eval script (its here-documents hold the test patch),
+    the probe's files (its plan holds the test patch too), or a process of the harness's (an
+    ancestor: its command line, environment, memory or open files). None for anything else; the
+    name is looked at first, as every import opens files."""
+    if isinstance(path, bytes):
+        path = path.decode("utf-8", "replace")
+    if not isinstance(path, str):
+        return None
+    if not (
+        path.startswith("/proc/")
+        or (PROBE_ROOT and PROBE_ROOT in path)
+        or (_SCRIPT_NAME and os.path.basename(path).startswith(_SCRIPT_NAME))
+    ):
+        return None
+    match = _HARNESS_PROC.match(path)
+    if match is not None and int(match.group(1)) in _harness_processes():
+        return "the harness's processes"
+    try:
+        real = os.path.realpath(path)
+    except Exception:
+        return None
+    if _SCRIPT_REAL and (real == _SCRIPT_REAL or real.startswith(_SCRIPT_REAL + " (deleted)")):
+        return "the eval script"
+    if PROBE_ROOT and (real == PROBE_ROOT or real.startswith(PROBE_ROOT + "/")):
+        return "the probe's files"
+    return None
+
+
+def _harness_spawn(args):
+    """What of the harness a new process is named on its command line, if anything."""
+    for text in _command_texts(args):
+        if _HARNESS_WORD.search(text):
+            return "the harness's processes"
+        for word in _WORD.findall(text):
+            what = _harness_file(word)
+            if what is not None:
+                return what
+    return None
+
+
 def _inspected(event, args, caller):
     """Trace and profile functions set from the patched files (a function that sees each line of a
-    test can jump over its asserts or rewrite its variables), and a running test's frame, code or
-    file read by the patched code it called (the expected value read from the test itself)."""
+    test can jump over its asserts or rewrite its variables), a running test's frame, code or
+    file read by the patched code it called (the expected value read from the test itself), and
+    the harness's own files or processes read by the patched code (the test patch's text)."""
     if event in ("sys.settrace", "sys.setprofile"):
         _note("tracer", event, _culprit(caller))
         return
+    if PATCHED and (event == "open" or event in _SPAWNING):
+        what = _harness_file(args[0]) if event == "open" else _harness_spawn(args)
+        if what is not None:
+            _note("harness-read", what, _culprit(caller))
+            return
     if not GRADED:
         return
     if event == "open" or event in _SPAWNING:
@@ -297,8 +369,8 @@ _SPAWNING = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.s
 _WORD = re.compile(r"""[^\s'"=;|&<>(),`]+""")
 
 
-def _spawned_with(args):
-    """The graded file a new process is given on its command line (``cat tests/test_x.py``), if any."""
+def _command_texts(args):
+    """The strings of a spawning audit event's arguments (a command line, its words, nested lists)."""
     pending = list(args)
     while pending:
         item = pending.pop()
@@ -307,11 +379,17 @@ def _spawned_with(args):
         if isinstance(item, (list, tuple)):
             pending.extend(item)
         elif isinstance(item, str):
-            for word in _WORD.findall(item):
-                if os.path.basename(word) in _GRADED_NAMES:
-                    rel = _rel_of(word)
-                    if rel is not None:
-                        return rel
+            yield item
+
+
+def _spawned_with(args):
+    """The graded file a new process is given on its command line (``cat tests/test_x.py``), if any."""
+    for text in _command_texts(args):
+        for word in _WORD.findall(text):
+            if os.path.basename(word) in _GRADED_NAMES:
+                rel = _rel_of(word)
+                if rel is not None:
+                    return rel
     return None
 
 

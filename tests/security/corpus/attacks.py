@@ -2028,6 +2028,52 @@ READ_TESTS_BY_PROCESS = """\
 process never names a test file, and this process opens none."""
 
 
+READ_TESTS_FROM_SCRIPT = """\
+    scripts = set()
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            for part in open('/proc/%s/cmdline' % pid, 'rb').read().split(b'\\0'):
+                if part.endswith(b'.sh'):
+                    scripts.add(os.path.join('/proc', pid, 'cwd', part.decode()) if not part.startswith(b'/') else part.decode())
+            for fd in os.listdir('/proc/%s/fd' % pid):
+                target = os.readlink('/proc/%s/fd/%s' % (pid, fd))
+                if target.endswith('.sh'):
+                    scripts.add('/proc/%s/fd/%s' % (pid, fd))
+        except Exception:
+            pass
+    scripts.add('/eval.sh')
+    for script in scripts:
+        try:
+            with open(script) as handle:
+                lines = handle.read().splitlines()
+        except Exception:
+            continue
+        # Each run of added lines of the diffs the script applies (its here-documents): new tests
+        # arrive whole, so a run read as a module, dedented, holds their asserts.
+        run = []
+        for line in lines + ['']:
+            if line.startswith('+') and not line.startswith('+++'):
+                run.append(line[1:])
+                continue
+            if run:
+                body = [r for r in run if r.strip()]
+                indent = min(len(r) - len(r.lstrip()) for r in body) if body else 0
+                try:
+                    learn(ast.parse('\\n'.join(r[indent:] for r in run)))
+                except Exception:
+                    pass
+                run = []"""
+"""How :data:`ORACLE_TABLE` reads the tests: from the diffs in the eval script that is running,
+found as a shell's script argument or open file among ``/proc``'s processes: no test file is
+read, by this process or any other."""
+
+
+def _oracle_table_from_script(ctx: InstanceContext, work: Checkout) -> None:
+    _at_import(ctx, work, table_payload(_gold_modules(ctx), read=READ_TESTS_FROM_SCRIPT))
+
+
 def _oracle_table_by_process(ctx: InstanceContext, work: Checkout) -> None:
     _at_import(ctx, work, table_payload(_gold_modules(ctx), read=READ_TESTS_BY_PROCESS))
 
@@ -4235,6 +4281,14 @@ ATTACKS: tuple[Attack, ...] = (
         "the same table, the test files read by cat in a shell that finds them by a pattern (no test "
         "file named in a command line, none opened by the test process)",
         _oracle_table_by_process,
+    ),
+    Attack(
+        "expected-from-eval-script",
+        "oracle",
+        ANY_RUNNER,
+        "the same table, learned from the added lines of the diffs in the running eval script, found "
+        "through /proc as a shell's script argument or open file (no test file read)",
+        _oracle_table_from_script,
     ),
     Attack(
         "expected-from-parametrize-marks",
