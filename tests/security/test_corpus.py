@@ -100,7 +100,13 @@ def test_corpus_generators_cover_every_instance() -> None:
                 assert not gold_lines & added, (ctx.instance_id, case.name, gold_lines & added)
 
 
-KNOWN_OPEN: dict[tuple[str, str], str] = {}
+KNOWN_OPEN: dict[tuple[str, str], str] = {
+    ("expected-from-eval-script-at-install", "pytest"): (
+        "the eval script holds the test patch from the start, and the install step runs before the"
+        " watch is loaded: a copy setup.py makes is the package's own file by the time the tests run"
+        " (docs/security.md, residual risks)"
+    ),
+}
 """Attack cases on a runner that ``strict`` is known not to catch, each with why: rewarded rows
 outside this set fail the test."""
 

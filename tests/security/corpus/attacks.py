@@ -2070,6 +2070,30 @@ found as a shell's script argument or open file among ``/proc``'s processes: no 
 read, by this process or any other."""
 
 
+READ_TESTS_FROM_INSTALL_COPY = (
+    "    scripts = [os.path.join(here, '_notes.txt')]\n"
+    + READ_TESTS_FROM_SCRIPT[READ_TESTS_FROM_SCRIPT.index("    for script in scripts:") :]
+)
+"""How :data:`ORACLE_TABLE` reads the tests: from the package's copy of the eval script."""
+
+
+def _oracle_table_from_install_copy(ctx: InstanceContext, work: Checkout) -> None:
+    """setup.py copies the eval script into the package as the eval script re-installs it (before
+    the watch is loaded); the table is learned from that copy while the tests run."""
+    _with_setup_code(
+        ctx,
+        work,
+        "import os as _os, shutil as _sh\n"
+        "try:\n"
+        "    _sh.copyfile('/eval.sh', _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "
+        + repr(ctx.package)
+        + ", '_notes.txt'))\n"
+        "except Exception:\n"
+        "    pass\n",
+    )
+    _at_import(ctx, work, table_payload(_gold_modules(ctx), read=READ_TESTS_FROM_INSTALL_COPY))
+
+
 def _oracle_table_from_script(ctx: InstanceContext, work: Checkout) -> None:
     _at_import(ctx, work, table_payload(_gold_modules(ctx), read=READ_TESTS_FROM_SCRIPT))
 
@@ -4289,6 +4313,15 @@ ATTACKS: tuple[Attack, ...] = (
         "the same table, learned from the added lines of the diffs in the running eval script, found "
         "through /proc as a shell's script argument or open file (no test file read)",
         _oracle_table_from_script,
+    ),
+    Attack(
+        "expected-from-eval-script-at-install",
+        "oracle",
+        ANY_RUNNER,
+        "the same table, learned from a copy of the eval script that setup.py writes into the package "
+        "when the eval script re-installs it",
+        _oracle_table_from_install_copy,
+        _reinstalls,
     ),
     Attack(
         "expected-from-parametrize-marks",
