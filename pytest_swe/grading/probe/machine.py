@@ -29,9 +29,10 @@ def _machine_word(fd, address):
 
 
 def _machine_head(fd):
-    """How many words come before ``tp_name`` in this build's type objects (3, or 5 with
-    ``Py_TRACE_REFS``): the one at which ``tp_flags`` reads as ``type.__flags__`` for two types
-    whose flags differ. None when neither does (a layout this reader does not know)."""
+    """How many words more than the usual three come before ``tp_name`` in this build's type
+    objects (0, or 2 with ``Py_TRACE_REFS``): the count at which ``tp_flags`` reads as
+    ``type.__flags__`` for three types whose flags differ. None when neither does (a layout this
+    reader does not know)."""
     if "head" in _machine_layout:
         return _machine_layout["head"]
     head = None
@@ -54,8 +55,7 @@ def _machine_head(fd):
 
 
 def _machine_rows():
-    """The process's mappings, sorted, read again when the process changed (a fork) or an address
-    falls outside them (a library loaded since)."""
+    """Reads the process's mappings, sorted by address."""
     rows = []
     with open("/proc/self/maps", "rb") as stream:
         for line in stream:
@@ -71,12 +71,11 @@ def _machine_rows():
     _machine_maps["starts"] = [row[0] for row in rows]
 
 
-def _machine_mapping(address, fresh=False):
-    """The path of the mapping holding ``address`` ("" for memory no file holds), or None. The
-    mappings are read again where they may have changed: a library is often loaded where a freed
-    block of memory no file held lay before."""
+def _machine_mapping(address):
+    """The path of the mapping holding ``address`` ("" for memory no file holds), or None; the
+    mappings read again when the process changed (a fork) or the address lies outside them."""
     for attempt in (0, 1):
-        if attempt or fresh or _machine_maps["pid"] != os.getpid():
+        if attempt or _machine_maps["pid"] != os.getpid():
             _machine_rows()
         at = bisect.bisect_right(_machine_maps["starts"], address) - 1
         if at >= 0:
@@ -110,7 +109,8 @@ def native_comparisons(classes, since, fresh=False):
     call (``"call"``: an object that stands in for a function, an ``__eq__`` among them) is machine
     code made while the tests ran (``since``: when they began, as a file's change time), written
     out to a library and loaded or put in memory. Nothing where this process's memory cannot be read.
-    With ``fresh``, the mappings are read anew first (else only where the last reading says made)."""
+    With ``fresh``, the mappings are read anew first; else a finding is confirmed on a new reading
+    (a library is often mapped where freed memory no file held lay at the last one)."""
     found = []
     if getattr(sys, "implementation", None) is None or sys.implementation.name != "cpython":
         return found  # ``id`` is an address in CPython only
@@ -128,7 +128,8 @@ def native_comparisons(classes, since, fresh=False):
             "=%d%s" % (_MACHINE_RICHCOMPARE_AT - _MACHINE_CALL_AT + 1, "Q" if _MACHINE_WORD == 8 else "I")
         )
         last = _MACHINE_RICHCOMPARE_AT - _MACHINE_CALL_AT
-        if fresh:
+        current = fresh  # whether the mappings were read in this call
+        if current:
             _machine_rows()
         seen = {}
         judged = {0: (None, None)}
@@ -143,9 +144,11 @@ def native_comparisons(classes, since, fresh=False):
                 if verdict is None:
                     path = _machine_mapping(address)
                     why = _machine_origin(path, since, seen)
-                    if why is not None:  # judged on the mappings as they are now
+                    if why is not None and not current:  # judged on the mappings as they are now
+                        _machine_rows()
+                        current = True
                         seen.clear()
-                        path = _machine_mapping(address, fresh=True)
+                        path = _machine_mapping(address)
                         why = _machine_origin(path, since, seen)
                     verdict = judged[address] = (path, why)
                 if verdict[1] is not None:
