@@ -2621,8 +2621,10 @@ def test_equality_watch_sees_comparisons_in_machine_code_made_while_the_tests_ra
 def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) -> None:
     """The eval script's here-documents and the probe's plan hold the test patch's text: patched
     code that reads the script (by its path, through its shell's open file or command line, or by
-    a new process named with them) or the probe's files is evidence. Reading its own process's
-    files, an ancestor's status (as process libraries do) or the repository's files is not."""
+    a new process named with them) or the probe's files is evidence, as is the command line of
+    the command that carries them in. Reading its own process's files, an ancestor's status, its
+    parent's command line or environment (as process and shell detection libraries do) or the
+    repository's files is not."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text(
@@ -2637,7 +2639,32 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
             def honest():
                 read("/proc/self/status")
                 read("/proc/%d/stat" % os.getppid())
+                read("/proc/%d/task/%d/stat" % (os.getppid(), os.getppid()))
+                read("/proc/%d/cmdline" % os.getppid())
+                read("/proc/%d/environ" % os.getppid())
                 read(__file__)
+
+            def ancestors():
+                pid = os.getppid()
+                while pid > 1:
+                    yield pid
+                    with open("/proc/%d/stat" % pid, "rb") as fh:
+                        pid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+
+            def by_carrier():
+                # The command lines up from the shell, as a shell detector that never stops would
+                # read them: the command around the eval script says what it carried in.
+                for pid in ancestors():
+                    if b"pytest-swe" in read("/proc/%d/cmdline" % pid):
+                        return
+
+            def by_task():
+                parent = os.getppid()
+                return read("/proc/%d/task/%d/fd/255" % (parent, parent))
+
+            def by_relative():
+                os.chdir("/proc/%d" % os.getppid())
+                return read("fd/255")
 
             def by_path(script):
                 return read(script)
@@ -2667,6 +2694,8 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
     plan.script_path = str(script)
     source = probe.watch_source(plan).replace(repr(probe.PROBE_ROOT), repr(str(root)), 1)
     (site / "swe_watch_under_test.py").write_text(source)
+    # The sandbox's environment says nothing of the harness; this one may (a checkout's path).
+    environment = {name: value for name, value in os.environ.items() if "pytest-swe" not in value}
     records_of = {}
     for call in (
         "honest()",
@@ -2674,6 +2703,9 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         "by_shell()",
         "by_process()",
         f"plan({str(root)!r})",
+        "by_carrier()",
+        "by_task()",
+        "by_relative()",
     ):
         out = tmp_path / "watch.jsonl"
         out.unlink(missing_ok=True)
@@ -2682,7 +2714,11 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
             f"{shlex.quote(sys.executable)} -c {shlex.quote(f'import swe_watch_under_test, pkg; pkg.{call}')}\n"
             "true\n"
         )
-        subprocess.run(["bash", str(script)], env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True)
+        # As the sandbox runs it: a command that writes the harness's files, then runs the script.
+        carrier = f": > {shlex.quote(str(root))}/pytest-swe-written; bash {shlex.quote(str(script))}; true"
+        subprocess.run(
+            ["bash", "-c", carrier], env={**environment, "PYTHONPATH": f"{site}:{repo}"}, check=True
+        )
         lines = out.read_text().splitlines() if out.exists() else []
         records_of[call.split("(")[0]] = sorted(
             (r["call"], r["file"]) for r in map(json.loads, lines) if r["ev"] == "harness-read"
@@ -2693,6 +2729,9 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         "by_shell": [("the harness's processes", "pkg/__init__.py")],
         "by_process": [("the harness's processes", "pkg/__init__.py")],
         "plan": [("the probe's files", "pkg/__init__.py")],
+        "by_carrier": [("the harness's processes", "pkg/__init__.py")],
+        "by_task": [("the harness's processes", "pkg/__init__.py")],
+        "by_relative": [("the harness's processes", "pkg/__init__.py")],
     }
     results = probe.ProbeResults(
         watch=[{"ev": "harness-read", "call": "the eval script", "file": "pkg/__init__.py", "pid": 1}]
@@ -4976,3 +5015,46 @@ def test_the_probe_records_are_held_to_the_digests_the_log_printed() -> None:
     repeated = cut + f"{plan.record_mark} pre {digest(pre)}\n"
     assert found(honest, repeated) == ""
     assert "before the tests was rewritten" in found(rewritten, repeated)
+
+
+def test_equality_watch_leaves_the_runners_helpers_alone_while_their_module_runs(tmp_path: Path) -> None:
+    """While ``_pytest.python_api`` (``_pytest.raises`` from pytest 8.4) runs, ``raises`` is
+    typing's stand-in for its overloaded variants (the standard library's code) until the function defined after them takes the name.
+    A look that falls there, as one did on a loaded machine, must not take the stand-in for a
+    replaced helper; a helper really replaced by the standard library's code is still named."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    _, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"])
+    out = tmp_path / "watch.jsonl"
+    looks = textwrap.dedent(
+        """
+        import gc, sys
+        import swe_watch_under_test as watch
+
+        watch._due = lambda state, final: True  # every collection looks at the helpers
+        gc.set_threshold(3)  # a collection every few objects: some fall inside the overloads
+        import pytest
+        gc.set_threshold(700)
+        assert pytest.raises.__module__ in ("_pytest.python_api", "_pytest.raises")  # as versions have it
+        if sys.argv[1] == "replaced":
+            import contextlib
+            pytest.raises = contextlib.suppress
+            gc.collect()
+        """
+    )
+    replaced = {}
+    for case in ("imported", "replaced"):
+        out.unlink(missing_ok=True)
+        subprocess.run(
+            [sys.executable, "-c", looks, case],
+            cwd=repo,
+            env={**os.environ, "PYTHONPATH": f"{site}:{repo}"},
+            check=True,
+        )
+        records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        replaced[case] = sorted((r["name"], r["file"]) for r in records if r["ev"] == "helper-replaced")
+    assert replaced == {
+        "imported": [],
+        "replaced": [("pytest.raises", "the standard library's contextlib.py")],
+    }

@@ -167,7 +167,11 @@ def _graded_caller(frame):
     return None
 
 
-_HARNESS_PROC = re.compile(r"/proc/(\d+)/(?:cmdline|environ|mem|fd/|map_files/)")
+_HARNESS_PROC = re.compile(r"/proc/(\d+)/(?:task/\d+/)?(cmdline|environ|mem|fd/|map_files/)")
+_HARNESS_TEXT = b"pytest-swe"
+"""In the command line of the command that carries the harness's files (and the eval script, its
+test patch with it) into the sandbox, or that runs its steps after the tests: the one ancestor
+whose command line or environment says anything of the harness."""
 _HARNESS_WORD = re.compile(r"/proc/[^/\s]+/(?:cmdline|environ|mem|fd\b|map_files\b)")
 _SCRIPT_NAME = os.path.basename(SCRIPT) if SCRIPT else None
 _SCRIPT_REAL = os.path.realpath(SCRIPT) if SCRIPT else None
@@ -199,6 +203,13 @@ def _harness_file(path):
         path = path.decode("utf-8", "replace")
     if not isinstance(path, str):
         return None
+    if not path.startswith("/"):  # "cmdline" where the working directory is /proc/1
+        try:
+            path = os.path.join(os.getcwd(), path)
+        except Exception:
+            return None
+    if "/proc/" in path:  # "/proc//1/cmdline", "/proc/self/../1/cmdline", "//proc/1/cmdline"
+        path = "/" + os.path.normpath(path).lstrip("/")
     if not (
         path.startswith("/proc/")
         or (PROBE_ROOT and PROBE_ROOT in path)
@@ -207,6 +218,8 @@ def _harness_file(path):
         return None
     match = _HARNESS_PROC.match(path)
     if match is not None and int(match.group(1)) in _harness_processes():
+        if match.group(2) in ("cmdline", "environ") and not _says_harness(path):
+            return None  # a parent's command line, as process and shell detection libraries read
         return "the harness's processes"
     try:
         real = os.path.realpath(path)
@@ -217,6 +230,16 @@ def _harness_file(path):
     if PROBE_ROOT and (real == PROBE_ROOT or real.startswith(PROBE_ROOT + "/")):
         return "the probe's files"
     return None
+
+
+def _says_harness(path):
+    """Whether an ancestor's command line or environment holds the harness's text (read here
+    too: the eval script's shell says only the script's name, which is read by its own rule)."""
+    try:
+        with open(path, "rb") as fh:
+            return _HARNESS_TEXT in fh.read()
+    except Exception:
+        return True  # unreadable here: judged as before, by the name
 
 
 def _harness_spawn(args):
@@ -1515,8 +1538,17 @@ def _real(source):
     return real
 
 
+def _overload_stand_in(value):
+    """Whether ``value`` is typing's stand-in for an overloaded function's variants: bound to the
+    function's name while the module defining it runs (``pytest.raises``, ``pytest.warns``) until
+    the function defined after them takes it. Nothing gains by binding it later: it raises when
+    called."""
+    stand_in = getattr(sys.modules.get("typing"), "_overload_dummy", None)
+    return stand_in is not None and value is stand_in
+
+
 def _judge_helper(name, value, homes):
-    if value is None or name in _helpers["noted"]:
+    if value is None or name in _helpers["noted"] or _overload_stand_in(value):
         return
     codeless = codeless_source(value)
     if codeless is not None:
