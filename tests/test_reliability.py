@@ -296,9 +296,10 @@ def test_ctrl_c_twice_keeps_every_finished_item_in_the_junit_file(
     assert "Traceback" not in output and "OSError" not in output, output[-4000:]
     assert junit.exists(), output[-4000:]
     cases = report.read_cases(junit)
-    finished = {e["properties"]["instance_id"] for e in ledger_lines(run_dir)}
+    entries = ledger_lines(run_dir)
+    finished = {e["properties"]["instance_id"] for e in entries}
     assert len(finished) == fast
-    unresolved = [e for e in ledger_lines(run_dir) if e.get("outcome") != "passed"]
+    unresolved = [e for e in entries if e.get("outcome") != "passed"]
     assert {c.instance_id: c.outcome for c in cases} == dict.fromkeys(finished, "passed"), unresolved
     assert wait_for(lambda: not labelled_containers(docker_engine, benchmark=name), 10)
 
