@@ -5058,3 +5058,57 @@ def test_equality_watch_leaves_the_runners_helpers_alone_while_their_module_runs
         "imported": [],
         "replaced": [("pytest.raises", "the standard library's contextlib.py")],
     }
+
+
+def test_equality_watch_parses_no_module_source_for_the_static_types_it_holds(tmp_path: Path) -> None:
+    """A type the interpreter defines in C (``types.SimpleNamespace``, ``weakref.ref``,
+    ``collections.deque``) is not a class a source file writes: the watch's last look must not
+    parse those modules' files to ask (it did, at every start of Python, for tens of ms). A class
+    with a codeless ``__eq__`` that a patched module writes is left to its file's own checks, and one
+    set into a library module its source does not write is still judged, that source read."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        "import operator\n\n\nclass Token:\n    __eq__ = operator.is_\n    __hash__ = object.__hash__\n"
+    )
+    _, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"])
+    out = tmp_path / "watch.jsonl"
+    look = textwrap.dedent(
+        """
+        import collections, json, sys, types, weakref
+        import swe_watch_under_test as watch
+        import pkg
+
+        if sys.argv[1] == "planted":
+            import fractions, functools, operator
+            fractions._Exact = type("_Exact", (fractions.Fraction,), {
+                "__eq__": functools.partialmethod(operator.is_not),
+                "__module__": "fractions",
+            })
+            kept = fractions._Exact(1, 2)
+            assert kept == fractions.Fraction(3)  # as a test's assertion compares a result
+        watch._scan(True, True)
+        print(json.dumps(sorted(watch._CODELESS_CLASSES)))
+        """
+    )
+    parsed = {}
+    for case in ("honest", "planted"):
+        out.unlink(missing_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-c", look, case],
+            cwd=repo,
+            env={**os.environ, "PYTHONPATH": f"{site}:{repo}"},
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        parsed[case] = json.loads(done.stdout.splitlines()[-1])
+        records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        judged = sorted(str(r.get("cls", "")) for r in records if r["ev"] != "last-look")
+        if case == "honest":
+            assert judged == [], records
+        else:
+            assert any("_Exact" in name for name in judged), records
+    for case, paths in parsed.items():
+        assert not {"types.py", "weakref.py"} & {Path(p).name for p in paths}, (case, paths)
+    assert "fractions.py" in {Path(p).name for p in parsed["planted"]}  # asked of a heap type it holds

@@ -558,7 +558,15 @@ def _held(cls):
     """Whether the module a class names holds it under its qualified name (read from dictionaries:
     no module ``__getattr__`` runs) and that module's source writes it so, with no code: code that
     sets a class of its own into a library module (``fractions._Exact = cls``) is not its source,
-    and a module without Python source (builtin, extension) holds no class made by Python code."""
+    and a module without Python source (builtin, extension) holds no class made by Python code.
+    Nor does a static type (``int``, ``types.SimpleNamespace``): a class statement makes a heap
+    type, so such a type is not held so without its module's source being parsed (a stdlib file
+    parsed at every start of Python for nothing)."""
+    try:
+        if not _flags(cls) & _HEAPTYPE:
+            return False
+    except Exception:
+        return False
     module = sys.modules.get(getattr(cls, "__module__", None) or "")
     space = getattr(module, "__dict__", None)
     value = None
