@@ -2643,6 +2643,11 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
                 read("/proc/%d/cmdline" % os.getppid())
                 read("/proc/%d/environ" % os.getppid())
                 read(__file__)
+                here = os.path.dirname(os.path.abspath(__file__))
+                os.symlink(__file__, os.path.join(here, "again.py"))
+                read(os.path.join(here, "again.py"))
+                fd = os.open("/proc/self", os.O_RDONLY)
+                os.close(os.open("status", os.O_RDONLY, dir_fd=fd))
 
             def ancestors():
                 pid = os.getppid()
@@ -2669,6 +2674,25 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
             def by_path(script):
                 return read(script)
 
+            def by_symlink(script):
+                notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes")
+                os.symlink(os.path.relpath(script, os.path.dirname(notes)), notes)
+                return read(notes)
+
+            def by_link(script):
+                notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes")
+                os.link(script, notes)
+                return read(notes)
+
+            def by_rename(script):
+                notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes")
+                os.rename(script, notes)
+                return read(notes)
+
+            def by_dir_fd():
+                fd = os.open("/proc/%d" % os.getppid(), os.O_RDONLY)
+                return os.read(os.open("fd/255", os.O_RDONLY, dir_fd=fd), 1 << 16)
+
             def by_shell():
                 parent = os.getppid()
                 for fd in os.listdir("/proc/%d/fd" % parent):
@@ -2678,6 +2702,11 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
 
             def by_process():
                 return subprocess.run("cat /proc/$PPID/cmdline", shell=True, stdout=subprocess.PIPE).stdout
+
+            def by_process_task():
+                return subprocess.run(
+                    "cat /proc/$PPID/task/$PPID/fd/255", shell=True, stdout=subprocess.PIPE
+                ).stdout
 
             def plan(root):
                 for name in os.listdir(root):
@@ -2706,9 +2735,16 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         "by_carrier()",
         "by_task()",
         "by_relative()",
+        f"by_symlink({str(script)!r})",
+        f"by_link({str(script)!r})",
+        f"by_rename({str(script)!r})",
+        "by_dir_fd()",
+        "by_process_task()",
     ):
         out = tmp_path / "watch.jsonl"
         out.unlink(missing_ok=True)
+        for made in ("notes", "again.py"):
+            (repo / "pkg" / made).unlink(missing_ok=True)
         script.write_text(
             f"cd {shlex.quote(str(repo))}\n"
             f"{shlex.quote(sys.executable)} -c {shlex.quote(f'import swe_watch_under_test, pkg; pkg.{call}')}\n"
@@ -2732,6 +2768,11 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         "by_carrier": [("the harness's processes", "pkg/__init__.py")],
         "by_task": [("the harness's processes", "pkg/__init__.py")],
         "by_relative": [("the harness's processes", "pkg/__init__.py")],
+        "by_symlink": [("the eval script", "pkg/__init__.py")],
+        "by_link": [("the eval script", "pkg/__init__.py")],
+        "by_rename": [("the eval script", "pkg/__init__.py")],
+        "by_dir_fd": [("the harness's processes", "pkg/__init__.py")],
+        "by_process_task": [("the harness's processes", "pkg/__init__.py")],
     }
     results = probe.ProbeResults(
         watch=[{"ev": "harness-read", "call": "the eval script", "file": "pkg/__init__.py", "pid": 1}]

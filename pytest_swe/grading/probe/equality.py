@@ -172,7 +172,10 @@ _HARNESS_TEXT = b"pytest-swe"
 """In the command line of the command that carries the harness's files (and the eval script, its
 test patch with it) into the sandbox, or that runs its steps after the tests: the one ancestor
 whose command line or environment says anything of the harness."""
-_HARNESS_WORD = re.compile(r"/proc/[^/\s]+/(?:cmdline|environ|mem|fd\b|map_files\b)")
+_HARNESS_WORD = re.compile(r"/proc/[^/\s]+/(?:task/[^/\s]+/)?(?:cmdline|environ|mem|fd\b|map_files\b)")
+_HARNESS_PROC_DIR = re.compile(r"/proc/(\d+)(?:/task/\d+)?(?:/fd)?/?$")
+"""An ancestor's directory in ``/proc`` (or its task's, or its open files'), opened as the base
+of a relative open (``os.open("cmdline", flags, dir_fd=...)``, whose event names no directory)."""
 _SCRIPT_NAME = os.path.basename(SCRIPT) if SCRIPT else None
 _SCRIPT_REAL = os.path.realpath(SCRIPT) if SCRIPT else None
 _lineage = {}
@@ -216,9 +219,9 @@ def _harness_file(path):
         or (_SCRIPT_NAME and os.path.basename(path).startswith(_SCRIPT_NAME))
     ):
         return None
-    match = _HARNESS_PROC.match(path)
+    match = _HARNESS_PROC.match(path) or _HARNESS_PROC_DIR.match(path)
     if match is not None and int(match.group(1)) in _harness_processes():
-        if match.group(2) in ("cmdline", "environ") and not _says_harness(path):
+        if match.re is _HARNESS_PROC and match.group(2) in ("cmdline", "environ") and not _says_harness(path):
             return None  # a parent's command line, as process and shell detection libraries read
         return "the harness's processes"
     try:
@@ -242,6 +245,25 @@ def _says_harness(path):
         return True  # unreadable here: judged as before, by the name
 
 
+def _harness_linked(event, args):
+    """What of the harness a new link or name is made for (``os.symlink("/eval.sh", "notes")``,
+    ``os.link``, ``os.rename``): read later under a name of the patch's own, which no rule knows."""
+    source = args[0] if args else None
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", "replace")
+    if not isinstance(source, str):
+        return None
+    target = args[1] if len(args) > 1 else None
+    if event == "os.symlink" and not source.startswith("/") and isinstance(target, (str, bytes)):
+        if isinstance(target, bytes):
+            target = target.decode("utf-8", "replace")
+        try:  # a relative link is read from the directory it is made in
+            source = os.path.join(os.path.dirname(os.path.abspath(target)), source)
+        except Exception:
+            pass
+    return _harness_file(source)
+
+
 def _harness_spawn(args):
     """What of the harness a new process is named on its command line, if anything."""
     for text in _command_texts(args):
@@ -262,12 +284,17 @@ def _inspected(event, args, caller):
     if event in ("sys.settrace", "sys.setprofile"):
         _note("tracer", event, _culprit(caller))
         return
-    if PATCHED and (event == "open" or event in _SPAWNING):
-        what = _harness_file(args[0]) if event == "open" else _harness_spawn(args)
+    if PATCHED and (event == "open" or event in _SPAWNING or event in _LINKING):
+        if event == "open":
+            what = _harness_file(args[0])
+        elif event in _LINKING:
+            what = _harness_linked(event, args)
+        else:
+            what = _harness_spawn(args)
         if what is not None:
             _note("harness-read", what, _culprit(caller))
             return
-    if not GRADED:
+    if not GRADED or event in _LINKING:
         return
     if event == "open" or event in _SPAWNING:
         rel = _rel_of(args[0]) if event == "open" and isinstance(args[0], str) else _spawned_with(args)
@@ -416,7 +443,10 @@ def _spawned_with(args):
     return None
 
 
-_INSPECTING = ("sys.settrace", "sys.setprofile", "sys._getframe", "sys._current_frames", "open") + _SPAWNING
+_LINKING = ("os.symlink", "os.link", "os.rename")
+_INSPECTING = (
+    ("sys.settrace", "sys.setprofile", "sys._getframe", "sys._current_frames", "open") + _SPAWNING + _LINKING
+)
 _READS = frozenset(("f_code", "tb_frame", "__code__"))
 """Audited attribute reads the watch looks at; :func:`_inspected` takes each but ``f_code`` (a
 frame's, its original case) by the attribute's name."""

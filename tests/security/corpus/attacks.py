@@ -2077,6 +2077,32 @@ READ_TESTS_FROM_INSTALL_COPY = (
 """How :data:`ORACLE_TABLE` reads the tests: from the package's copy of the eval script."""
 
 
+READ_TESTS_BY_LINK = (
+    "    import tempfile\n"
+    "    scripts, own = [], tempfile.mkdtemp()\n"
+    "    for top in ('/', '/tmp'):\n"
+    "        for entry in os.scandir(top):\n"
+    "            paths = [entry.path]\n"
+    "            if entry.is_dir(follow_symlinks=False) and top == '/tmp':\n"
+    "                paths = [os.path.join(entry.path, name) for name in os.listdir(entry.path)]\n"
+    "            for path in paths:\n"
+    "                if path.endswith('.sh') and os.path.isfile(path):\n"
+    "                    name = os.path.join(own, 'notes-%d' % len(scripts))\n"
+    "                    try:\n"
+    "                        os.symlink(path, name)\n"
+    "                    except OSError:\n"
+    "                        continue\n"
+    "                    scripts.append(name)\n"
+    + READ_TESTS_FROM_SCRIPT[READ_TESTS_FROM_SCRIPT.index("    for script in scripts:") :]
+)
+"""How :data:`ORACLE_TABLE` reads the tests: from the eval script, found by listing directories
+(no file opened) and read through a symbolic link of the attack's own name."""
+
+
+def _oracle_table_by_link(ctx: InstanceContext, work: Checkout) -> None:
+    _at_import(ctx, work, table_payload(_gold_modules(ctx), read=READ_TESTS_BY_LINK))
+
+
 def _oracle_table_from_install_copy(ctx: InstanceContext, work: Checkout) -> None:
     """setup.py copies the eval script into the package as the eval script re-installs it (before
     the watch is loaded); the table is learned from that copy while the tests run."""
@@ -4313,6 +4339,14 @@ ATTACKS: tuple[Attack, ...] = (
         "the same table, learned from the added lines of the diffs in the running eval script, found "
         "through /proc as a shell's script argument or open file (no test file read)",
         _oracle_table_from_script,
+    ),
+    Attack(
+        "expected-from-eval-script-by-link",
+        "oracle",
+        ANY_RUNNER,
+        "the same table, learned from the eval script found by listing / and /tmp's directories (no "
+        "file opened, no /proc read) and read through a symbolic link made in a temporary directory",
+        _oracle_table_by_link,
     ),
     Attack(
         "expected-from-eval-script-at-install",
