@@ -167,15 +167,15 @@ def _graded_caller(frame):
     return None
 
 
-_HARNESS_PROC = re.compile(r"/proc/(\d+)/(?:task/\d+/)?(cmdline|environ|mem|fd/|map_files/)")
+_HARNESS_PROC = re.compile(r"/proc/(\d+)(?:/task/\d+)?(?:/(cmdline|environ|mem|fd/|map_files/)|(?:/fd)?/?$)")
+"""An ancestor's files in ``/proc`` (or its task's), and its directory (or its open files'),
+opened as the base of a relative open (``os.open("fd/255", flags, dir_fd=...)``, whose event
+names no directory): group 2 names the file, None for a directory."""
 _HARNESS_TEXT = b"pytest-swe"
 """In the command line of the command that carries the harness's files (and the eval script, its
 test patch with it) into the sandbox, or that runs its steps after the tests: the one ancestor
 whose command line or environment says anything of the harness."""
 _HARNESS_WORD = re.compile(r"/proc/[^/\s]+/(?:task/[^/\s]+/)?(?:cmdline|environ|mem|fd\b|map_files\b)")
-_HARNESS_PROC_DIR = re.compile(r"/proc/(\d+)(?:/task/\d+)?(?:/fd)?/?$")
-"""An ancestor's directory in ``/proc`` (or its task's, or its open files'), opened as the base
-of a relative open (``os.open("cmdline", flags, dir_fd=...)``, whose event names no directory)."""
 _SCRIPT_NAME = os.path.basename(SCRIPT) if SCRIPT else None
 _SCRIPT_REAL = os.path.realpath(SCRIPT) if SCRIPT else None
 _lineage = {}
@@ -219,9 +219,9 @@ def _harness_file(path):
         or (_SCRIPT_NAME and os.path.basename(path).startswith(_SCRIPT_NAME))
     ):
         return None
-    match = _HARNESS_PROC.match(path) or _HARNESS_PROC_DIR.match(path)
+    match = _HARNESS_PROC.match(path)
     if match is not None and int(match.group(1)) in _harness_processes():
-        if match.re is _HARNESS_PROC and match.group(2) in ("cmdline", "environ") and not _says_harness(path):
+        if match.group(2) in ("cmdline", "environ") and not _says_harness(path):
             return None  # a parent's command line, as process and shell detection libraries read
         return "the harness's processes"
     try:
