@@ -2648,6 +2648,9 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
                 read(os.path.join(here, "again.py"))
                 fd = os.open("/proc/self", os.O_RDONLY)
                 os.close(os.open("status", os.O_RDONLY, dir_fd=fd))
+                # A new process's own directory: no ancestor's.
+                subprocess.run(["ls", "/proc/self/fd"], stdout=subprocess.DEVNULL)
+                subprocess.run("cat /proc/self/cmdline /proc/thread-self/environ", shell=True, stdout=subprocess.DEVNULL)
 
             def ancestors():
                 pid = os.getppid()
@@ -2708,6 +2711,15 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
                     "cat /proc/$PPID/task/$PPID/fd/255", shell=True, stdout=subprocess.PIPE
                 ).stdout
 
+            def by_process_quoted():
+                return subprocess.run("cat /proc/$PPID/'cmd'line", shell=True, stdout=subprocess.PIPE).stdout
+
+            def by_process_dotted():
+                return subprocess.run("cat /proc/self/../$PPID/./cmdline", shell=True, stdout=subprocess.PIPE).stdout
+
+            def by_process_glob():
+                return subprocess.run("cat /proc/$PPID/c?dl*", shell=True, stdout=subprocess.PIPE).stdout
+
             def plan(root):
                 for name in os.listdir(root):
                     if os.path.isfile(os.path.join(root, name, "plan.json")):
@@ -2740,6 +2752,9 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         f"by_rename({str(script)!r})",
         "by_dir_fd()",
         "by_process_task()",
+        "by_process_quoted()",
+        "by_process_dotted()",
+        "by_process_glob()",
     ):
         out = tmp_path / "watch.jsonl"
         out.unlink(missing_ok=True)
@@ -2773,6 +2788,9 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         "by_rename": [("the eval script", "pkg/__init__.py")],
         "by_dir_fd": [("the harness's processes", "pkg/__init__.py")],
         "by_process_task": [("the harness's processes", "pkg/__init__.py")],
+        "by_process_quoted": [("the harness's processes", "pkg/__init__.py")],
+        "by_process_dotted": [("the harness's processes", "pkg/__init__.py")],
+        "by_process_glob": [("the harness's processes", "pkg/__init__.py")],
     }
     results = probe.ProbeResults(
         watch=[{"ev": "harness-read", "call": "the eval script", "file": "pkg/__init__.py", "pid": 1}]

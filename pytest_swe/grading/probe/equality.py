@@ -21,6 +21,7 @@
 #
 # Python 3.5 and newer, standard library only, no f-strings.
 import atexit
+import fnmatch
 import functools
 import gc
 import json
@@ -175,7 +176,15 @@ _HARNESS_TEXT = b"pytest-swe"
 """In the command line of the command that carries the harness's files (and the eval script, its
 test patch with it) into the sandbox, or that runs its steps after the tests: the one ancestor
 whose command line or environment says anything of the harness."""
-_HARNESS_WORD = re.compile(r"/proc/[^/\s]+/(?:task/[^/\s]+/)?(?:cmdline|environ|mem|fd\b|map_files\b)")
+_HARNESS_WORD = re.compile(r"(?<![\w.-])/?proc/([^/\s]+)/(?:task/[^/\s]+/)?([^/\s]+)")
+"""A path into a process's directory in ``/proc`` on a new process's command line: group 1 the
+process (``$PPID`` as the shell will expand it), group 2 the entry, a glob (``cmd*``) included."""
+_HARNESS_ENTRIES = ("cmdline", "environ", "mem", "fd", "map_files")
+_OWN_PROC = ("self", "thread-self")
+"""In a new process's command line, the new process itself (``ls /proc/self/fd``): none of the
+harness's processes, which are this process's ancestors."""
+_UNQUOTED = re.compile(r"[\"'\\]")
+_SHELL_SPLIT = re.compile(r"[\s;|&<>()`]+")
 _SCRIPT_NAME = os.path.basename(SCRIPT) if SCRIPT else None
 _SCRIPT_REAL = os.path.realpath(SCRIPT) if SCRIPT else None
 _lineage = {}
@@ -264,10 +273,30 @@ def _harness_linked(event, args):
     return _harness_file(source)
 
 
+def _names_harness_process(text):
+    """Whether a new process's command line names an entry of another process's ``/proc``
+    directory that can hold the harness's text, read as its shell would see the path: quotes and
+    backslashes taken out (``/proc/$PPID/"cmd"line``), ``.``, ``..`` and doubled slashes resolved
+    (``/proc/./$PPID/cmdline``), a glob matched against the entries (``/proc/$PPID/c*``)."""
+    words = [text] + [
+        os.path.normpath(word) for word in _SHELL_SPLIT.split(_UNQUOTED.sub("", text)) if "proc/" in word
+    ]
+    for word in words:
+        for match in _HARNESS_WORD.finditer(word):
+            if match.group(1) in _OWN_PROC:
+                continue
+            entry = match.group(2)
+            if entry in _HARNESS_ENTRIES or any(
+                fnmatch.fnmatchcase(name, entry) for name in _HARNESS_ENTRIES
+            ):
+                return True
+    return False
+
+
 def _harness_spawn(args):
     """What of the harness a new process is named on its command line, if anything."""
     for text in _command_texts(args):
-        if _HARNESS_WORD.search(text):
+        if _names_harness_process(text):
             return "the harness's processes"
         for word in _WORD.findall(text):
             what = _harness_file(word)
