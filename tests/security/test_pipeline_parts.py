@@ -2636,7 +2636,7 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
                 with open(path, "rb") as fh:
                     return fh.read()
 
-            def honest():
+            def honest(root):
                 read("/proc/self/status")
                 read("/proc/%d/stat" % os.getppid())
                 read("/proc/%d/task/%d/stat" % (os.getppid(), os.getppid()))
@@ -2651,6 +2651,8 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
                 # A new process's own directory: no ancestor's.
                 subprocess.run(["ls", "/proc/self/fd"], stdout=subprocess.DEVNULL)
                 subprocess.run("cat /proc/self/cmdline /proc/thread-self/environ", shell=True, stdout=subprocess.DEVNULL)
+                # A glob that names the probe's directory, not a file in it, as a test's clean-up does.
+                subprocess.run("ls -d %s*" % root[:-2], shell=True, stdout=subprocess.DEVNULL)
 
             def ancestors():
                 pid = os.getppid()
@@ -2720,6 +2722,17 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
             def by_process_glob():
                 return subprocess.run("cat /proc/$PPID/c?dl*", shell=True, stdout=subprocess.PIPE).stdout
 
+            def by_quoted_name(script):
+                head, tail = os.path.split(script)
+                return subprocess.run('cat %s/"%s"%s' % (head, tail[:2], tail[2:]), shell=True, stdout=subprocess.PIPE).stdout
+
+            def by_glob(script):
+                head, tail = os.path.split(script)
+                return subprocess.run("cat %s/%s?%s" % (head, tail[:1], tail[2:]), shell=True, stdout=subprocess.PIPE).stdout
+
+            def plan_by_glob(root):
+                return subprocess.run("cat %s/*/plan.*" % root, shell=True, stdout=subprocess.PIPE).stdout
+
             def plan(root):
                 for name in os.listdir(root):
                     if os.path.isfile(os.path.join(root, name, "plan.json")):
@@ -2739,7 +2752,7 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
     environment = {name: value for name, value in os.environ.items() if "pytest-swe" not in value}
     records_of = {}
     for call in (
-        "honest()",
+        f"honest({str(root)!r})",
         f"by_path({str(script)!r})",
         "by_shell()",
         "by_process()",
@@ -2755,6 +2768,9 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         "by_process_quoted()",
         "by_process_dotted()",
         "by_process_glob()",
+        f"by_quoted_name({str(script)!r})",
+        f"by_glob({str(script)!r})",
+        f"plan_by_glob({str(root)!r})",
     ):
         out = tmp_path / "watch.jsonl"
         out.unlink(missing_ok=True)
@@ -2791,6 +2807,9 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
         "by_process_quoted": [("the harness's processes", "pkg/__init__.py")],
         "by_process_dotted": [("the harness's processes", "pkg/__init__.py")],
         "by_process_glob": [("the harness's processes", "pkg/__init__.py")],
+        "by_quoted_name": [("the eval script", "pkg/__init__.py")],
+        "by_glob": [("the eval script", "pkg/__init__.py")],
+        "plan_by_glob": [("the probe's files", "pkg/__init__.py")],
     }
     results = probe.ProbeResults(
         watch=[{"ev": "harness-read", "call": "the eval script", "file": "pkg/__init__.py", "pid": 1}]
@@ -3807,6 +3826,7 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
             from pkg import armed, values as v
 
             def test_all():
+                gc.collect()  # the module's classes are no longer among the youngest objects
                 armed.swap()
                 gc.collect()  # a look: the new __eq__ answers the strangers no, and is sentried
                 os.environ["PYTEST_CURRENT_TEST"] = "test_drive.py::test_all (call)"
@@ -3850,22 +3870,86 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
     plain = " is a plain class and compares equal to anything"
     again = ", and the same question with a stranger too"
     assert found == [
-        f"{prefix}EnvArmed{plain}: it answered a comparison in test_drive.py:10 with True{again}",
-        f"{prefix}Failure{plain}: it answered a comparison in test_drive.py:17 with True",  # asked bare
-        f"{prefix}FrameArmed{plain}: it answered a comparison in test_drive.py:11 with True{again}",
+        f"{prefix}EnvArmed{plain}: it answered a comparison in test_drive.py:11 with True{again}",
+        f"{prefix}Failure{plain}: it answered a comparison in test_drive.py:18 with True",  # asked bare
+        f"{prefix}FrameArmed{plain}: it answered a comparison in test_drive.py:12 with True{again}",
         f"{prefix}Frozen{plain}",  # made per call, frozen: seen at exit
-        f"{prefix}OneShot{plain}: it answered a comparison in test_drive.py:17 with True, and the same"
+        f"{prefix}OneShot{plain}: it answered a comparison in test_drive.py:18 with True, and the same"
         " comparison asked again no",
         "equal-to-anything: pkg/armed.py: Restored had its own __eq__ put back over the equality watch's"
         " while the tests ran: its answers to the tests' comparisons went unseen",
         f"{prefix}StrArmed subclasses str and compares equal to anything: it answered a comparison"
         f" in case.py with True{again}",
-        f"{prefix}Swapped{plain}: it answered a comparison in test_drive.py:16 with True{again}",
+        f"{prefix}Swapped{plain}: it answered a comparison in test_drive.py:17 with True{again}",
         f"{prefix}TypedArmed is a plain class and compares equal to any int (a value it was never given): it answered a comparison in"
-        " test_drive.py:12 with True, and the same question with another int too",
-        f"{prefix}_Value{plain}: it answered a comparison in test_drive.py:17 with True{again}",  # abstract
+        " test_drive.py:13 with True, and the same question with another int too",
+        f"{prefix}_Value{plain}: it answered a comparison in test_drive.py:18 with True{again}",  # abstract
     ], "\n".join(found)
     assert not (tmp_path / "none.jsonl").exists()  # a patch that left the package alone: no record
+
+
+def test_equality_watch_asks_a_class_given_another_eq_in_a_test_as_the_test_ends(tmp_path: Path) -> None:
+    """A class of the patch's with an honest ``__eq__`` as its module ends, given in a test an
+    ``__eq__`` true only while pytest says a test runs, in a run with no garbage collection: the
+    result channel has the watch look as each test's call ends, and the class is found there.
+    Without the channel's look (the watch alone) it is not: at exit no test runs to arm it."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            import os
+
+            class Result:
+                def __init__(self, value):
+                    self.value = value
+
+                def __eq__(self, other):
+                    return other is self
+
+                __hash__ = object.__hash__
+
+            def _armed(self, other):
+                return bool(os.environ.get("PYTEST_CURRENT_TEST"))
+
+            def compute():
+                Result.__eq__ = _armed
+                return Result(1)
+            """
+        )
+    )
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_x.py").write_text(
+        textwrap.dedent(
+            """
+            import gc
+
+            gc.disable()  # no collection, so no look of the watch's own, while the tests run
+            import swe_watch_under_test
+            import pkg
+
+            def test_compute():
+                assert pkg.compute() == 2
+            """
+        )
+    )
+    found = {}
+    for with_channel in (True, False):
+        out = f"watch-{with_channel}.jsonl"
+        plan, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"], out)
+        plan.watch["module"] = "swe_watch_under_test"
+        plan.channel = {"enable": True, "kind": "pytest", "module": "swe_channel_under_test"}
+        plan.channel["out"] = str(tmp_path / "channel.jsonl")
+        (site / "swe_channel_under_test.py").write_text(probe.channel_source(plan))
+        plugin = ["-p", "swe_channel_under_test"] if with_channel else []
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin, "tests/test_x.py"],
+            cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, capture_output=True, text=True,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr  # the armed __eq__ passed the test
+        lines = (tmp_path / out).read_text().splitlines() if (tmp_path / out).exists() else []
+        found[with_channel] = [r["cls"] for r in map(json.loads, lines) if r["ev"] == "equal-to-anything"]
+    assert found == {True: ["Result"], False: []}
 
 
 def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) -> None:

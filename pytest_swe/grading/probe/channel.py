@@ -130,6 +130,16 @@ def _watch_final_look():
             pass
 
 
+def _watch_between_tests():
+    """The equality watch's look as a test's call ends (``PYTEST_CURRENT_TEST`` still set)."""
+    look = getattr(sys.modules.get(WATCH), "_between_tests", None) if WATCH else None
+    if callable(look):
+        try:
+            look()
+        except Exception:
+            pass
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_unconfigure(config):
     # First of every plugin's: one that raises stops the hooks after it, and this must run.
@@ -605,6 +615,7 @@ def pytest_pyfunc_call(pyfuncitem):
                 pyfuncitem.obj = original
             except Exception:
                 pass
+        _watch_between_tests()
     excinfo = outcome.excinfo
     record = {"ev": "call", "nodeid": pyfuncitem.nodeid, "raised": None}
     record["entered"] = state["entered"] if original is not None else None

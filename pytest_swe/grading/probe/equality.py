@@ -24,6 +24,7 @@ import atexit
 import fnmatch
 import functools
 import gc
+import glob
 import json
 import os
 import re
@@ -56,6 +57,9 @@ _checked = {}
 """``id(class) -> (weak reference, id of its own __eq__)``: a class is checked once, and a class
 made later at the address of a dead one (per-call classes are) is another class, checked again;
 so is a class given another ``__eq__`` since (seen at deep collections and at exit)."""
+_of_patch = {}
+"""``id(class) -> weak reference`` for the classes the patched files define: asked at every look
+whether their ``__eq__`` is still the one checked (:func:`_eq_set_again`)."""
 _busy = [False]
 _busy_by = [0, 0.0]
 """The thread whose look holds ``_busy``, and since when."""
@@ -293,13 +297,45 @@ def _names_harness_process(text):
     return False
 
 
+_GLOB_CHARS = re.compile(r"[*?[]")
+_GLOB = glob.glob  # as it was at start-up
+_GLOB_LIMIT = 256
+
+
+def _spawn_words(text):
+    """The words of a new process's command line, as they stand and as its shell reads them
+    (quotes and backslashes taken out: ``cat "/ev"al.sh``)."""
+    seen = set()
+    for word in _WORD.findall(text) + _SHELL_SPLIT.split(_UNQUOTED.sub("", text)):
+        if word and word not in seen:
+            seen.add(word)
+            yield word
+
+
+def _globbed_harness_file(word):
+    """What of the harness a glob on a new process's command line (``cat /ev*.sh``) expands to,
+    expanded here as its shell would: not the probe's directory itself, which a test's
+    ``rm -rf /tmp/*`` names too, but the eval script and every file in it."""
+    try:
+        found = _GLOB(word)
+    except Exception:
+        return None
+    for path in found[:_GLOB_LIMIT]:
+        what = _harness_file(path)
+        if what is not None and os.path.realpath(path) != PROBE_ROOT:
+            return what
+    return None
+
+
 def _harness_spawn(args):
     """What of the harness a new process is named on its command line, if anything."""
     for text in _command_texts(args):
         if _names_harness_process(text):
             return "the harness's processes"
-        for word in _WORD.findall(text):
+        for word in _spawn_words(text):
             what = _harness_file(word)
+            if what is None and _GLOB_CHARS.search(word):
+                what = _globbed_harness_file(word)
             if what is not None:
                 return what
     return None
@@ -874,9 +910,15 @@ def _check(cls, base, relax=False, again=False):
     _checked[id(cls)] = (ref, 0 if equal is None else id(equal))
     _check_signal(cls)
     if equal is None:
+        module = sys.modules.get(getattr(cls, "__module__", None) or "")
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path and _patched_rel(path) is not None:
+            _of_patch[id(cls)] = ref  # an ``__eq__`` set on it later is asked about
         return
     rel = _patched_file(cls, equal)
     if rel is not None:
+        if _flags(cls) & _HEAPTYPE:  # a static type's ``__eq__`` cannot be set again
+            _of_patch[id(cls)] = ref
         _judge_class(cls, base, equal, rel, relax, sentry)
 
 
@@ -1467,6 +1509,39 @@ def _value_types(deep):
                     stack.extend(type.__subclasses__(cls))
                 except Exception:
                     pass
+
+
+def _eq_set_again():
+    """The patch's classes given another ``__eq__`` since their check (``Cls.__eq__ = ...``, for
+    which Python raises no audit event): a class as old as its module is among no collection's
+    youngest objects, and a swapped ``__eq__`` not asked before the tests compare with it would
+    be asked only at exit, when what armed it (a test running) is gone."""
+    for key, ref in list(_of_patch.items()):
+        cls = ref()
+        if cls is None:
+            _of_patch.pop(key, None)
+            continue
+        seen = _checked.get(key)
+        if seen is None or seen[0]() is not cls or seen[1] == _eq_id(cls) or _executing_there(cls):
+            continue
+        try:
+            _check(cls, _base_of(cls))
+        except Exception:
+            pass
+
+
+def _between_tests():
+    """The look a runner's channel asks for as each test's call ends, while the runner still says
+    a test runs: a class of the patch's given another ``__eq__`` in the test is asked now, where a
+    short run may have no collection left before exit, and the exit no test running to arm it."""
+    if not PATCHED or _busy[0]:
+        return
+    _busy[0] = True
+    _busy_by[0], _busy_by[1] = _get_ident(), time.monotonic()
+    try:
+        _eq_set_again()
+    finally:
+        _busy[0] = False
 
 
 def _base_of(cls):
@@ -2309,6 +2384,7 @@ def _scan(deep=False, final=False):
                         _check_descriptors()
             except Exception:
                 pass
+            _eq_set_again()
             _value_types(deep)
             _young_classes(final)
             if _wrapped:

@@ -3140,6 +3140,24 @@ def _armed_restored(payload: str) -> str:
     )
 
 
+def _swapped_armed(payload: str) -> str:
+    """``payload``'s module-level proxy with an honest ``__eq__`` as its module ends, given at the
+    first call of a public function (an old class by then) an ``__eq__`` true only while pytest
+    says a test runs."""
+    moved = _expression_eq(payload, "return other is self", "    swapped = []\n")
+    assert "            return _LenientResult(value)\n" in moved
+    return (
+        moved.replace(
+            "            return _LenientResult(value)\n",
+            "            if not _Condition.swapped:\n"
+            "                _Condition.swapped.append(1)\n"
+            "                _LenientResult.__eq__ = _armed_eq\n"
+            "            return _LenientResult(value)\n",
+        )
+        + f"\n\ndef _armed_eq(self, other):\n    {_ENV_ARMED}\n"
+    )
+
+
 def _frozen(payload: str) -> str:
     """``payload``'s classes made with collections off and then frozen (``gc.freeze()``): in no
     generation ``gc.get_objects`` lists."""
@@ -4659,6 +4677,15 @@ ATTACKS: tuple[Attack, ...] = (
         "the armed proxy, its class given back the __eq__ it was defined with when armed (over anything "
         "put on it since)",
         _lenient(_armed_restored(_ALWAYS_EQUAL_PROXY)),
+    ),
+    Attack(
+        "always-equal-swapped-armed",
+        "always-equal",
+        PYTEST,
+        "a module-level proxy class with an honest == as its module ends, given at the first call of a "
+        "public function (an old class by then, among no collection's youngest objects) an __eq__ true "
+        "only while pytest says a test runs (PYTEST_CURRENT_TEST)",
+        _lenient(_swapped_armed(_ALWAYS_EQUAL_PROXY)),
     ),
     Attack(
         "always-equal-frozen",
