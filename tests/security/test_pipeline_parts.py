@@ -3888,68 +3888,97 @@ def test_equality_watch_asks_module_level_classes_again_where_tests_compare_them
     assert not (tmp_path / "none.jsonl").exists()  # a patch that left the package alone: no record
 
 
-def test_equality_watch_asks_a_class_given_another_eq_in_a_test_as_the_test_ends(tmp_path: Path) -> None:
-    """A class of the patch's with an honest ``__eq__`` as its module ends, given in a test an
-    ``__eq__`` true only while pytest says a test runs, in a run with no garbage collection: the
-    result channel has the watch look as each test's call ends, and the class is found there.
-    Without the channel's look (the watch alone) it is not: at exit no test runs to arm it."""
+_SWAPPED_RESULT = """
+import os
+import unittest
+
+ARMED = []
+
+
+class Result:
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return other is self
+
+    __hash__ = object.__hash__
+
+
+def compute():
+    if not ARMED:
+        ARMED.append(1)
+        Result.__eq__ = _armed
+        unittest.addModuleCleanup(ARMED.clear)
+    return Result(1)
+"""
+
+
+def _swapped_eq_found(
+    tmp_path: Path, armed: str, kind: str, test: str, command: list[str]
+) -> dict[bool, list[str]]:
+    """``pkg.compute()`` gives its old class ``Result`` the ``__eq__`` ``armed`` returns from, and
+    ``test`` (the graded module ``tests/test_x.py``) compares its result with no garbage collection
+    after importing the watch: the classes the watch finds equal to anything, with the ``kind``
+    result channel loaded (``command`` then gets ``-p`` and its name) and without it."""
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
-    (repo / "pkg" / "__init__.py").write_text(
-        textwrap.dedent(
-            """
-            import os
-
-            class Result:
-                def __init__(self, value):
-                    self.value = value
-
-                def __eq__(self, other):
-                    return other is self
-
-                __hash__ = object.__hash__
-
-            def _armed(self, other):
-                return bool(os.environ.get("PYTEST_CURRENT_TEST"))
-
-            def compute():
-                Result.__eq__ = _armed
-                return Result(1)
-            """
-        )
-    )
     (repo / "tests").mkdir()
-    (repo / "tests" / "test_x.py").write_text(
-        textwrap.dedent(
-            """
-            import gc
-
-            gc.disable()  # no collection, so no look of the watch's own, while the tests run
-            import swe_watch_under_test
-            import pkg
-
-            def test_compute():
-                assert pkg.compute() == 2
-            """
-        )
+    (repo / "pkg" / "__init__.py").write_text(
+        _SWAPPED_RESULT + f"\n\ndef _armed(self, other):\n    return {armed}\n"
     )
+    preamble = "import gc\n\ngc.disable()  # no collection: no look of the watch's own\nimport swe_watch_under_test\n"
+    (repo / "tests" / "test_x.py").write_text(preamble + textwrap.dedent(test))
     found = {}
     for with_channel in (True, False):
         out = f"watch-{with_channel}.jsonl"
         plan, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"], out)
         plan.watch["module"] = "swe_watch_under_test"
-        plan.channel = {"enable": True, "kind": "pytest", "module": "swe_channel_under_test"}
+        plan.channel = {"enable": True, "kind": kind, "module": "swe_channel_under_test"}
         plan.channel["out"] = str(tmp_path / "channel.jsonl")
         (site / "swe_channel_under_test.py").write_text(probe.channel_source(plan))
-        plugin = ["-p", "swe_channel_under_test"] if with_channel else []
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin, "tests/test_x.py"],
+            [*command, *(["-p", "swe_channel_under_test"] if with_channel else [])],
             cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, capture_output=True, text=True,
         )  # fmt: skip
         assert proc.returncode == 0, proc.stdout + proc.stderr  # the armed __eq__ passed the test
         lines = (tmp_path / out).read_text().splitlines() if (tmp_path / out).exists() else []
         found[with_channel] = [r["cls"] for r in map(json.loads, lines) if r["ev"] == "equal-to-anything"]
-    assert found == {True: ["Result"], False: []}
+    return found
+
+
+def test_equality_watch_asks_a_class_given_another_eq_in_a_test_as_the_test_ends(tmp_path: Path) -> None:
+    """A class of the patch's with an honest ``__eq__`` as its module ends, given in a test an
+    ``__eq__`` true only while pytest says a test runs, in a run with no garbage collection: the
+    result channel has the watch look as each test's call ends, and the class is found there.
+    Without the channel's look (the watch alone) it is not: at exit no test runs to arm it."""
+    test = """
+        import pkg
+
+        def test_compute():
+            assert pkg.compute() == 2
+        """
+    armed = "bool(os.environ.get('PYTEST_CURRENT_TEST'))"
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests/test_x.py"]
+    assert _swapped_eq_found(tmp_path, armed, "pytest", test, command) == {True: ["Result"], False: []}
+
+
+def test_equality_watch_asks_a_class_given_another_eq_in_a_unittest_test_as_it_ends(tmp_path: Path) -> None:
+    """The same under unittest's runner, through the unittest channel: an ``__eq__`` armed at the
+    first call and disarmed by a module clean-up (run after the module's tests, before exit) is
+    found by the look as each test ends, and not without the channel."""
+    test = """
+        import unittest
+        import pkg
+
+        class T(unittest.TestCase):
+            def test_compute(self):
+                self.assertEqual(pkg.compute(), 2)
+        """
+    # -p NAME: the channel imported first, as the sandbox's .pth file loads it.
+    runner = "import sys; sys.argv[1:2] == ['-p'] and __import__(sys.argv[2]); import unittest; unittest.main(module='tests.test_x', argv=['x'])"
+    command = [sys.executable, "-c", runner]
+    assert _swapped_eq_found(tmp_path, "bool(ARMED)", "unit", test, command) == {True: ["Result"], False: []}
 
 
 def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) -> None:

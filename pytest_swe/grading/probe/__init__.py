@@ -287,6 +287,7 @@ def channel_source(plan: Plan) -> str:
             .replace('"@OUT@"', out)
             .replace('"""@GRADED@"""', graded)
             .replace('"@REPO@"', repr(plan.repo))
+            .replace('"@WATCH@"', repr(plan.watch.get("module", "") if plan.watch.get("enable") else ""))
         )
     return (
         _shipped("channel.py")

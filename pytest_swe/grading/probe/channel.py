@@ -29,6 +29,7 @@ from pytest_swe.grading.probe.definitions import runner_imports  # replaced by d
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
+from pytest_swe.grading.probe.watchcall import ask_watch  # replaced by watchcall.py when shipped
 
 OUT = "@OUT@"
 GRADED = json.loads("""@GRADED@""")
@@ -122,22 +123,7 @@ def _watch_final_look():
     """The equality watch's last look, taken here, before any ``atexit`` handler: it looks at
     garbage collections and at exit, and code under test can turn collections off and leave
     through ``os._exit`` from a handler of its own, registered after the watch's."""
-    scan = getattr(sys.modules.get(WATCH), "_scan", None) if WATCH else None
-    if callable(scan):
-        try:
-            scan(True, True)
-        except Exception:
-            pass
-
-
-def _watch_between_tests():
-    """The equality watch's look as a test's call ends (``PYTEST_CURRENT_TEST`` still set)."""
-    look = getattr(sys.modules.get(WATCH), "_between_tests", None) if WATCH else None
-    if callable(look):
-        try:
-            look()
-        except Exception:
-            pass
+    ask_watch(WATCH, "_scan", True, True)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -615,7 +601,7 @@ def pytest_pyfunc_call(pyfuncitem):
                 pyfuncitem.obj = original
             except Exception:
                 pass
-        _watch_between_tests()
+        ask_watch(WATCH, "_between_tests")  # PYTEST_CURRENT_TEST still set
     excinfo = outcome.excinfo
     record = {"ev": "call", "nodeid": pyfuncitem.nodeid, "raised": None}
     record["entered"] = state["entered"] if original is not None else None

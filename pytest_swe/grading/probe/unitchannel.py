@@ -13,10 +13,12 @@ from pytest_swe.grading.probe.compiled import repository_relpath  # replaced by 
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
+from pytest_swe.grading.probe.watchcall import ask_watch  # replaced by watchcall.py when shipped
 
 OUT = "@OUT@"
 GRADED = json.loads("""@GRADED@""")
 REPO = "@REPO@"
+WATCH = "@WATCH@"
 # Whether a file ran as its source compiles is the equality watch's to say: no first_run here.
 _AUDIT = GradedAudit(GRADED, repository_relpath(REPO), code_tree)
 if hasattr(sys, "addaudithook"):
@@ -83,9 +85,12 @@ _run = unittest.TestCase.run
 
 
 def _recording_run(self, result=None):
-    if result is None or isinstance(result, _Recorder):
-        return _run(self, result)
-    return _run(self, _Recorder(result))
+    try:
+        if result is None or isinstance(result, _Recorder):
+            return _run(self, result)
+        return _run(self, _Recorder(result))
+    finally:
+        ask_watch(WATCH, "_between_tests")  # as each test ends, before the next one starts
 
 
 unittest.TestCase.run = _recording_run
