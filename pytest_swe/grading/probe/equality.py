@@ -277,15 +277,13 @@ def _harness_linked(event, args):
     return _harness_file(source)
 
 
-def _names_harness_process(text):
-    """Whether a new process's command line names an entry of another process's ``/proc``
-    directory that can hold the harness's text, read as its shell would see the path: quotes and
-    backslashes taken out (``/proc/$PPID/"cmd"line``), ``.``, ``..`` and doubled slashes resolved
-    (``/proc/./$PPID/cmdline``), a glob matched against the entries (``/proc/$PPID/c*``)."""
-    words = [text] + [
-        os.path.normpath(word) for word in _SHELL_SPLIT.split(_UNQUOTED.sub("", text)) if "proc/" in word
-    ]
-    for word in words:
+def _names_harness_process(text, words):
+    """Whether a new process's command line (and its shell's ``words``) names an entry of another
+    process's ``/proc`` directory that can hold the harness's text, read as its shell would see
+    the path: quotes and backslashes taken out (``/proc/$PPID/"cmd"line``), ``.``, ``..`` and
+    doubled slashes resolved (``/proc/./$PPID/cmdline``), a glob matched against the entries
+    (``/proc/$PPID/c*``)."""
+    for word in [text] + [os.path.normpath(word) for word in words if "proc/" in word]:
         for match in _HARNESS_WORD.finditer(word):
             if match.group(1) in _OWN_PROC:
                 continue
@@ -302,11 +300,16 @@ _GLOB = glob.glob  # as it was at start-up
 _GLOB_LIMIT = 256
 
 
-def _spawn_words(text):
-    """The words of a new process's command line, as they stand and as its shell reads them
-    (quotes and backslashes taken out: ``cat "/ev"al.sh``)."""
+def _shell_words(text):
+    """The words of a new process's command line as its shell reads them: quotes and backslashes
+    taken out (``cat "/ev"al.sh``)."""
+    return _SHELL_SPLIT.split(_UNQUOTED.sub("", text))
+
+
+def _spawn_words(text, words):
+    """The words of a new process's command line, as they stand and as its shell reads them."""
     seen = set()
-    for word in _WORD.findall(text) + _SHELL_SPLIT.split(_UNQUOTED.sub("", text)):
+    for word in _WORD.findall(text) + words:
         if word and word not in seen:
             seen.add(word)
             yield word
@@ -330,9 +333,10 @@ def _globbed_harness_file(word):
 def _harness_spawn(args):
     """What of the harness a new process is named on its command line, if anything."""
     for text in _command_texts(args):
-        if _names_harness_process(text):
+        words = _shell_words(text)
+        if _names_harness_process(text, words):
             return "the harness's processes"
-        for word in _spawn_words(text):
+        for word in _spawn_words(text, words):
             what = _harness_file(word)
             if what is None and _GLOB_CHARS.search(word):
                 what = _globbed_harness_file(word)
@@ -624,15 +628,20 @@ def _codes_of(value, depth=0):
                 yield code
 
 
+def _module_rel(cls):
+    """The patched file of the module ``cls`` names, or None."""
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    path = getattr(module, "__file__", None)
+    return _patched_rel(path) if isinstance(path, str) and path else None
+
+
 def _patched_file(cls, equal=None):
     """The patched file that defines ``cls``, by its module or by the code of its ``equal`` or any
     other member (a class can name any module in ``__module__``, and its ``__eq__`` can be a
     ``partialmethod`` of a builtin, with no code; its methods' code keeps the file it came from).
     A class none of whose members has code, with such an ``__eq__``, that the module it names does
     not hold is judged too, as placed nowhere: honest code gives a class it writes some method."""
-    module = sys.modules.get(getattr(cls, "__module__", None) or "")
-    path = getattr(module, "__file__", None)
-    rel = _patched_rel(path) if isinstance(path, str) and path else None
+    rel = _module_rel(cls)
     if rel is not None:
         return rel
     members = list(_own_dict(cls).values())
@@ -910,9 +919,7 @@ def _check(cls, base, relax=False, again=False):
     _checked[id(cls)] = (ref, 0 if equal is None else id(equal))
     _check_signal(cls)
     if equal is None:
-        module = sys.modules.get(getattr(cls, "__module__", None) or "")
-        path = getattr(module, "__file__", None)
-        if isinstance(path, str) and path and _patched_rel(path) is not None:
+        if _module_rel(cls) is not None:
             _of_patch[id(cls)] = ref  # an ``__eq__`` set on it later is asked about
         return
     rel = _patched_file(cls, equal)
