@@ -782,6 +782,15 @@ def read_integrity(plan: Plan, results: ProbeResults, *, script: str = "", log: 
     ):
         if paths:
             found.append(evidence("install-step", f"{len(paths)} {what}, e.g. {paths[0]}"))
+    own = results.post.get("own_changed")
+    if own:
+        found.append(
+            evidence(
+                "probe",
+                f"{len(own)} of the harness's own file(s) in a site directory written while the tests ran,"
+                f" e.g. {own[0]}: a Python started after that ran what was written, not the harness's checks",
+            )
+        )
     ran_to_end = END_MARK in log and not _ERREXIT.search(script)
     # The snapshot's line in the log (it cannot be taken back) makes the later steps due: the
     # check before the tests runs right before the test section's start marker.

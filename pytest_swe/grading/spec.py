@@ -11,7 +11,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-POLICY_VERSION = "pytest-swe/grading-28"
+POLICY_VERSION = "pytest-swe/grading-29"
 """Changes whenever a rule could change a verdict: part of the verdict cache's key."""
 STRICT = "strict"
 OFFICIAL = "official"

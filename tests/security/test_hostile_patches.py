@@ -121,6 +121,24 @@ def hostile() -> dict[str, tuple[str, str]]:
                 """,
             ),
         ),
+        "watch-rewrite": (
+            CALC,
+            GOLD
+            + append_to(
+                CALC,
+                init,
+                """
+                import glob as _glob
+                import site as _site
+
+                for _dir in _site.getsitepackages():
+                    for _pth in _glob.glob(_dir + "/swe_*.pth"):
+                        _module = _pth[: -len(".pth")] + ".py"
+                        with open(_module, "a") as _f:
+                            _f.write("\\n")  # a later Python loads what is written here
+                """,
+            ),
+        ),
         "huge": (CALC, GOLD + new_file("calc/blob.txt", ("y" * 99 + "\n") * 210_000)),
         "not-utf8": (CALC, "diff --git a/calc/parser.py b/calc/parser.py\n--- a/calc/parser.py\n+++ b/calc/parser.py\n"
                      "@@ -1 +1 @@\n-\udcff\udcfe old\n+\udcff new \udc80\n"),
@@ -152,14 +170,15 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "git-hook": ({"git"}, set()),
     "git-delete": ({"git"}, set()),
     "history-rewrite": ({"git"}, set()),
+    "watch-rewrite": ({"probe"}, set()),  # the equality watch's own file, written during the tests
     "huge": (set(), set()),
     "not-utf8": (set(), set()),
     "not-applying": (set(), set()),
 }
 
 # Patches the official harness's behaviour grades resolved (verified in the official run below): the
-# exploits win, and the last four (a correct fix that also deletes .git, rewrites history or carries
-# 21 MB) go unnoticed. Every other hostile patch fails there too.
+# exploits win, and the last five (a correct fix that also deletes .git, rewrites history, writes
+# the harness's equality watch or carries 21 MB) go unnoticed. Every other hostile patch fails there too.
 OFFICIAL_RESOLVES = [
     "conftest",
     "conftest-crlf",
@@ -172,6 +191,7 @@ OFFICIAL_RESOLVES = [
     "git-hook",
     "git-delete",
     "history-rewrite",
+    "watch-rewrite",
     "huge",
 ]
 

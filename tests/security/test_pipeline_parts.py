@@ -326,12 +326,14 @@ def sandbox_repo(tmp_path: Path) -> dict[str, Any]:
     return {"repo": repo, "site": site, "guard": guard}
 
 
-def hook(env: dict[str, Any], mode: str, environ: dict[str, str] | None = None) -> dict[str, Any]:
+def hook(
+    env: dict[str, Any], mode: str, environ: dict[str, str] | None = None, python: str = sys.executable
+) -> dict[str, Any]:
     """Run a step of the hook as the eval script does (the steps after the snapshot isolated)."""
     guard = env["guard"]
     flags = [] if mode == "snapshot" else probe.ISOLATED.split()
     proc = subprocess.run(
-        [sys.executable, *flags, str(guard / "hook.py"), mode, str(guard / "plan.json")],
+        [python, *flags, str(guard / "hook.py"), mode, str(guard / "plan.json")],
         capture_output=True,
         text=True,
         check=False,
@@ -429,6 +431,108 @@ def test_a_process_the_install_step_left_running_is_evidence(sandbox_repo: dict[
     else:
         assert set(named) == {str(runner)} and found, (pre["startup_again"], post["startup_changed"])
         assert all(str(runner) in f for f in found)
+
+
+def _watch_in_venv(sandbox_repo: dict[str, Any], tmp_path: Path) -> tuple[Path, Path]:
+    """A virtual environment (its Python, its site directory) with the equality watch installed by
+    the hook's check before the tests, as in a sandbox."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    guard = sandbox_repo["guard"]
+    plan = json.loads((guard / "plan.json").read_text())
+    plan["watch"] = {"enable": True, "module": "swe_w", "out": str(tmp_path / "watch.jsonl"), "patched": []}
+    (guard / "plan.json").write_text(json.dumps(plan))
+    watched = probe.Plan(repo=plan["repo"], dir=str(guard), token="c0ffee")
+    watched.watch = plan["watch"]
+    (guard / "watch.py").write_text(probe.watch_source(watched))
+    hook(sandbox_repo, "snapshot", python=str(python))
+    return python, Path(purelib)
+
+
+def test_the_watch_loads_from_its_own_file_whatever_a_later_python_would_import(
+    sandbox_repo: dict[str, Any], tmp_path: Path
+) -> None:
+    """The code under test can prepare what a Python it starts later imports (SymPy's runner runs
+    the tests in a child of the process that imported the package): a module of the watch's name
+    in a ``PYTHONPATH`` directory, or a compiled file in ``__pycache__`` that names the watch's
+    source's time and size. The watch's ``.pth`` line loads the watch from its own file, so
+    neither runs; the plain ``import`` line it replaced runs both."""
+    python, site = _watch_in_venv(sandbox_repo, tmp_path)
+    hook(sandbox_repo, "pre", python=str(python))
+    module = site / "swe_w.py"
+    assert module.exists() and list(site.glob("swe_w.py.cpython-*.code")), sorted(site.iterdir())
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "swe_w.py").write_text("FAKE = 'a module of the watch name earlier on sys.path'\n")
+    tag = subprocess.run(
+        [str(python), "-c", "import sys; print(sys.implementation.cache_tag)"], capture_output=True, text=True
+    ).stdout.strip()
+    forged = compile("FAKE = 'a compiled file of the watch name'\n", str(module), "exec")
+    st = module.stat()
+    header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
+    header += int(st.st_mtime).to_bytes(4, "little") + st.st_size.to_bytes(4, "little")
+    (site / "__pycache__").mkdir(exist_ok=True)
+    ask = "import sys; m = sys.modules.get('swe_w'); print(getattr(m, 'FAKE', None) or m.__file__)"
+
+    def loaded(environ: dict[str, str]) -> str:
+        out = subprocess.run(
+            [str(python), "-c", ask], env={**os.environ, **environ}, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    pth = site / "swe_w.pth"
+    loader = pth.read_text()
+    by_line = {
+        loader: (str(module), str(module)),
+        "import swe_w\n": (
+            "a compiled file of the watch name",
+            "a module of the watch name earlier on sys.path",
+        ),
+    }
+    for line, (with_compiled, with_shadow) in by_line.items():
+        pth.write_text(line)
+        (site / "__pycache__" / f"swe_w.{tag}.pyc").write_bytes(header + marshal.dumps(forged))
+        assert loaded({}) == with_compiled
+        assert loaded({"PYTHONPATH": str(shadow)}) == with_shadow
+    pth.write_text(loader)
+    for code in site.glob("swe_w.py.cpython-*.code"):  # another interpreter's: the source is compiled
+        code.unlink()
+    assert loaded({"PYTHONPATH": str(shadow)}) == str(module)
+
+
+@pytest.mark.parametrize("how", ["untouched", "rewritten", "code-rewritten", "loader-rewritten"])
+def test_the_probes_own_files_written_while_the_tests_ran_are_evidence(
+    sandbox_repo: dict[str, Any], tmp_path: Path, how: str
+) -> None:
+    """The watch's module, its compiled code and its ``.pth`` line, written while the tests ran (a
+    Python started after that runs what was written), are evidence after the tests, even written
+    back with the same bytes; untouched, they are removed and nothing is found."""
+    python, site = _watch_in_venv(sandbox_repo, tmp_path)
+    pre = hook(sandbox_repo, "pre", python=str(python))
+    own = {"rewritten": site / "swe_w.py", "loader-rewritten": site / "swe_w.pth"}.get(how)
+    if how == "code-rewritten":
+        own = next(site.glob("swe_w.py.cpython-*.code"))
+    if own is not None:
+        time.sleep(0.01)
+        own.write_bytes(own.read_bytes())
+    post = hook(sandbox_repo, "post", python=str(python))
+    plan = probe.Plan(repo=str(sandbox_repo["repo"]), dir=str(sandbox_repo["guard"]), token="c0ffee")
+    found = [str(f) for f in ev.read_integrity(plan, probe.ProbeResults(pre=pre, post=post))]
+    assert not list(site.glob("swe_w*")), sorted(site.iterdir())
+    if own is None:
+        assert post["own_changed"] == [] and found == [], found
+    else:
+        assert post["own_changed"] == [str(own)]
+        assert found == [
+            f"probe: 1 of the harness's own file(s) in a site directory written while the tests ran, e.g. {own}:"
+            " a Python started after that ran what was written, not the harness's checks"
+        ], found
 
 
 def test_a_python_that_cannot_start_isolated_gives_way_to_python3(

@@ -1725,7 +1725,8 @@ def install_channel(plan):
         copy_shipped(plan, "channel.py", source, path)
         if installed["kind"] == "unit":  # loaded at start-up: the runner is not pytest
             installed["pth"] = os.path.join(target, channel["module"] + ".pth")
-            write(installed["pth"], "import " + channel["module"] + "\n")
+            installed["code"] = keep_module_code(path)
+            write(installed["pth"], loader_line(channel["module"], path))
     except (IOError, OSError) as exc:
         return {"installed": False, "reason": "cannot write %s: %s" % (path, exc)}
     seal = seal_identity() if installed["kind"] == "pytest" else None
@@ -1743,10 +1744,57 @@ def install_watch(plan):
     pth = os.path.join(target, watch["module"] + ".pth")
     try:
         copy_shipped(plan, "watch.py", os.path.join(plan["dir"], "watch.py"), path)
-        write(pth, "import " + watch["module"] + "\n")
+        code = keep_module_code(path)
+        write(pth, loader_line(watch["module"], path))
     except (IOError, OSError):
         return {"installed": False}
-    return {"installed": True, "path": path, "pth": pth}
+    return {"installed": True, "path": path, "pth": pth, "code": code}
+
+
+LOADER = (
+    "import sys,os,marshal;m=type(sys)(%r);m.__file__=%r;sys.modules[m.__name__]=m;"
+    "r=lambda p:(lambda f:(f.read(),f.close())[0])(open(p,'rb'));"
+    "c=m.__file__+'.'+sys.implementation.cache_tag+'-%%x.code'%%sys.hexversion;"
+    "exec(marshal.loads(r(c)) if os.path.isfile(c) else compile(r(m.__file__),m.__file__,'exec'),m.__dict__)\n"
+)
+
+
+def loader_line(module, path):
+    """The ``.pth`` line that loads ``module`` from ``path`` itself at every start of Python. An
+    ``import`` would take what the import system finds first: a module of that name in a
+    ``PYTHONPATH`` directory (set by the code under test for a process it starts: SymPy's runner
+    runs the tests in a child of the process that imported the package), or a compiled file in
+    ``__pycache__`` that names the source's time and size, whoever wrote it. The line runs the
+    code :func:`keep_module_code` left for this interpreter, or compiles the source for another."""
+    return LOADER % (module, path)
+
+
+def module_code_path(path):
+    """Where :data:`LOADER` looks for the compiled code of ``path`` for this interpreter."""
+    return "%s.%s-%x.code" % (path, sys.implementation.cache_tag, sys.hexversion)  # Python 3
+
+
+def keep_module_code(path):
+    """Compile a module the check before the tests installed, once, for the processes of the tests
+    that run this interpreter (the file the loader line reads): each start then loads it instead of
+    compiling the source again. Its path, or None where it could not be written."""
+    import marshal
+
+    try:
+        code_path = module_code_path(path)
+        with open(path, "rb") as fh:
+            code = compile(fh.read(), path, "exec", 0, True)
+        replace_file(code_path, marshal.dumps(code))
+    except Exception:  # Python 2 (no such module runs there), a file system that refuses
+        return None
+    return code_path
+
+
+def own_key(path):
+    """A file of the probe's own in a site directory as the tests found it: written again (or put
+    back after), it changes, whatever time stamps it shows."""
+    key = inode_key(path)
+    return None if key is None else key + ":" + (sha(path) or "")
 
 
 # --- modes -------------------------------------------------------------------------------------
@@ -1761,7 +1809,7 @@ def own_files(pre):
     return sorted(
         installed[key]
         for installed in (pre.get("channel") or {}, pre.get("watch") or {})
-        for key in ("pth", "path")
+        for key in ("pth", "path", "code")
         if installed.get(key)
     )
 
@@ -1801,6 +1849,7 @@ def cmd_pre(plan, snap_digest=""):
             d,
             snap.get("project_runner") or (),
         )
+    result["own_keys"] = dict((p, own_key(p)) for p in own_files(result))
     dump(os.path.join(d, "pre.json"), result)
     if plan.get("record_mark"):  # printed by the eval script's shell, which runs what this prints
         record = "%s pre %s" % (plan["record_mark"], sha(os.path.join(d, "pre.json")))
@@ -1836,6 +1885,10 @@ def cmd_post(plan):
     except (IOError, OSError, ValueError):
         pre = {}
     own = own_files(pre)
+    # The probe's modules, their loader lines and compiled code, written while the tests ran: a
+    # later start of Python in the tests (a runner's child process) loads what was written.
+    keys = pre.get("own_keys") or {}
+    result["own_changed"] = sorted(p for p in own if own_key(p) != keys.get(p))
     for path in own:
         try:
             os.unlink(path)
