@@ -725,6 +725,8 @@ _WHAT = {
     "tracer": "a trace function can skip a test's asserts or rewrite its variables",
     "test-read": "code under test reading the test that calls it can return the value the test expects",
     "harness-read": "they hold the test patch's text, and with it the values the tests expect",
+    "unwatched-python": "the harness's checks load at a Python's start from its site directory, so what"
+    " runs there is never judged",
 }
 
 
@@ -743,6 +745,8 @@ def read_inspection(results: ProbeResults, base_text: Callable[[str], str | None
             what = f"{path} called {' and '.join(sorted(calls))} while the tests ran"
         elif kind == "harness-read":
             what = f"{path} read {' and '.join(sorted(calls))} while the tests ran"
+        elif kind == "unwatched-python":
+            what = f"{path} started {' and '.join(sorted(calls))} while the tests ran"
         else:
             names = {"frame": "frame", "open": "file", "subprocess": "file (through a new process)"}
             read = " and ".join(sorted(names.get(c, c) for c in calls))

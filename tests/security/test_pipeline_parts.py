@@ -506,6 +506,47 @@ def test_the_watch_loads_from_its_own_file_whatever_a_later_python_would_import(
     assert loaded({"PYTHONPATH": str(shadow)}) == str(module)
 
 
+def test_pytest_keeps_no_compiled_file_of_the_channel_for_a_later_run(
+    sandbox_repo: dict[str, Any], tmp_path: Path
+) -> None:
+    """pytest imports the channel by its name and keeps its rewritten code in ``__pycache__`` for
+    the next pytest, which takes a file there naming the source's time and size, whoever wrote it
+    (code of an earlier pytest run in the same test command). The check before the tests installs
+    the channel as a package whose ``__pycache__`` is a file: two pytest runs with it loaded leave
+    no compiled file of it, and the check after the tests finds its files as it left them."""
+    python, site = _watch_in_venv(sandbox_repo, tmp_path)
+    guard = sandbox_repo["guard"]
+    plan = json.loads((guard / "plan.json").read_text())
+    plan["channel"] = {
+        "enable": True,
+        "kind": "pytest",
+        "module": "swe_c",
+        "out": str(tmp_path / "channel.jsonl"),
+    }
+    (guard / "plan.json").write_text(json.dumps(plan))
+    channeled = probe.Plan(repo=plan["repo"], dir=str(guard), token="c0ffee")
+    channeled.channel = plan["channel"]
+    (guard / "channel.py").write_text(probe.channel_source(channeled))
+    pre = hook(sandbox_repo, "pre", python=str(python))
+    assert pre["channel"]["path"] == str(site / "swe_c" / "__init__.py"), pre["channel"]
+    assert (site / "swe_c" / "__pycache__").is_file()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    for _ in range(2):
+        ran = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "swe_c", "-p", "no:cacheprovider", "-q", "test_one.py"],
+            cwd=work, env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True,
+        )  # fmt: skip
+        assert ran.returncode == 0 and "1 passed" in ran.stdout, (
+            ran.stdout + ran.stderr
+        )  # -p would fail unloaded
+    compiled = [p for p in site.rglob("*") if "swe_c" in p.name and p.name.endswith(".pyc")]
+    assert compiled == [] and (site / "swe_c" / "__pycache__").is_file(), compiled
+    post = hook(sandbox_repo, "post", python=str(python))
+    assert post["own_changed"] == [] and not (site / "swe_c").exists(), post
+
+
 @pytest.mark.parametrize("how", ["untouched", "rewritten", "code-rewritten", "loader-rewritten"])
 def test_the_probes_own_files_written_while_the_tests_ran_are_evidence(
     sandbox_repo: dict[str, Any], tmp_path: Path, how: str
@@ -2921,6 +2962,93 @@ def test_equality_watch_sees_the_harness_read_by_patched_code(tmp_path: Path) ->
     found = ev.read_inspection(results, lambda path: "")
     assert [(f.severity, f.rule) for f in found] == [("tamper", "harness-read")], found
     assert "pkg/__init__.py read the eval script while the tests ran" in found[0].message
+
+
+def test_equality_watch_notes_patched_code_starting_python_where_no_watch_loads(tmp_path: Path) -> None:
+    """Code under test that starts a Python without its site directories (``-S``, where no ``.pth``
+    line loads the watch; with ``PYTHONPATH`` set to the site directory it imports all it needs), or
+    replaces the process running the tests with a new program, can run the tests again unwatched:
+    the watch notes either. Pythons started with other options, and a program run by a fork of
+    the process (as ``pexpect`` does), are not noted."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            import os
+            import subprocess
+            import sys
+
+            def run(*argv, **kw):
+                subprocess.run(list(argv), check=True, **kw)
+
+            def no_site():
+                run(sys.executable, "-S", "-c", "pass")
+
+            def no_site_grouped():
+                run(sys.executable, "-bIS", "-c", "pass")
+
+            def no_site_after_options():
+                run(sys.executable, "-X", "utf8", "-W", "ignore", "-S", "-c", "pass")
+
+            def no_site_by_shell():
+                subprocess.run("PYTHONPATH=. python3 -S -c pass", shell=True, check=True)
+
+            def no_site_by_system():
+                os.system("python3 -IS -c pass")
+
+            def replaced():
+                os.execv(sys.executable, [sys.executable, "-c", "pass"])
+
+            def honest():
+                run(sys.executable, "-c", "import sys; sys.exit(0)", "-S")
+                run(sys.executable, "-I", "-m", "json.tool", "--help", stdout=subprocess.DEVNULL)
+                run(sys.executable, "-W", "error", "-c", "pass")
+                run("git", "--version", stdout=subprocess.DEVNULL)
+                pid = os.fork()
+                if pid == 0:  # a fork runs a program in its own place: the tests' process stays
+                    os.execv(sys.executable, [sys.executable, "-c", "pass"])
+                os.waitpid(pid, 0)
+            """
+        )
+    )
+    _plan, site = watched_plan(tmp_path, repo, ["pkg/__init__.py"])
+    out = tmp_path / "watch.jsonl"
+    found = {}
+    for call in ("no_site", "no_site_grouped", "no_site_after_options", "no_site_by_shell",
+                 "no_site_by_system", "replaced", "honest"):  # fmt: skip
+        out.unlink(missing_ok=True)
+        subprocess.run(
+            [sys.executable, "-c", f"import swe_watch_under_test, pkg; pkg.{call}()"],
+            cwd=repo, env={**os.environ, "PYTHONPATH": f"{site}:{repo}"}, check=True,
+        )  # fmt: skip
+        lines = out.read_text().splitlines() if out.exists() else []
+        found[call] = [
+            (r["call"], r["file"]) for r in map(json.loads, lines) if r["ev"] == "unwatched-python"
+        ]
+    no_site = [("a Python without its site directories (-S)", "pkg/__init__.py")]
+    assert found == {
+        "no_site": no_site,
+        "no_site_grouped": no_site,
+        "no_site_after_options": no_site,
+        "no_site_by_shell": no_site,
+        "no_site_by_system": no_site,
+        "replaced": [
+            ("a new program in place of the process running the tests (os.exec)", "pkg/__init__.py")
+        ],
+        "honest": [],
+    }
+    results = probe.ProbeResults(
+        watch=[{"ev": "unwatched-python", "call": no_site[0][0], "file": "pkg/__init__.py"}]
+    )
+    found_evidence = ev.read_inspection(
+        results, lambda path: "import subprocess\nsubprocess.run(['python3', '-S'])\n"
+    )
+    assert [str(f) for f in found_evidence] == [
+        "unwatched-python: pkg/__init__.py started a Python without its site directories (-S) while the tests"
+        " ran: the harness's checks load at a Python's start from its site directory, so what runs there is"
+        " never judged"
+    ]
 
 
 def test_equality_watch_sees_results_that_equal_anything(tmp_path: Path) -> None:

@@ -345,6 +345,69 @@ def _harness_spawn(args):
     return None
 
 
+_PYTHON_NAME = re.compile(r"python[\d.]*$")
+
+
+def _unwatched_start(event, args):
+    """What a new process or program runs where this watch does not load, if it does: a Python
+    started without its site directories (``-S``: no ``.pth`` line runs there), or any program
+    in place of the process that runs the tests (``os.exec``, outside a fork of it). Code under
+    test that does either runs the tests again unwatched (Python with ``-S`` and ``PYTHONPATH``
+    set to the site directory imports all it needs)."""
+    if event == "os.exec" and not _lifetime["forked"]:
+        return "a new program in place of the process running the tests (os.exec)"
+    for words in _argument_lists(args):
+        if _skips_site(words):
+            return "a Python without its site directories (-S)"
+    return None
+
+
+def _argument_lists(args):
+    """A spawning audit event's command lines as lists of words: an argument list as it stands,
+    and each string in it read as a shell would (``sh -c "python -S ..."``)."""
+    pending = list(args)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, bytes):
+            item = item.decode("utf-8", "replace")
+        if isinstance(item, str):
+            yield [w for w in _shell_words(item) if w]
+        elif isinstance(item, (list, tuple)):
+            words = [w.decode("utf-8", "replace") if isinstance(w, bytes) else w for w in item]
+            if all(isinstance(w, str) for w in words):
+                yield words
+            pending.extend(words)
+
+
+def _skips_site(words):
+    """Whether ``words`` start a Python with ``-S`` among its options (``-S``, ``-IS``, ``-bS``)."""
+    for start, word in enumerate(words):
+        if _PYTHON_NAME.match(os.path.basename(word)) and _options_skip_site(words[start + 1 :]):
+            return True
+    return False
+
+
+def _options_skip_site(options):
+    """Whether a Python's options (the words after its name) hold ``-S``, up to its program."""
+    rest = iter(options)
+    for option in rest:
+        if option == "--check-hash-based-pycs":
+            next(rest, None)
+        elif option == "--" or option == "-" or not option.startswith("-"):
+            return False
+        elif not option.startswith("--"):
+            for index, letter in enumerate(option[1:]):
+                if letter == "S":
+                    return True
+                if letter in "cm":  # the rest is the program
+                    return False
+                if letter in "WX":  # the rest, or the next word, is its value
+                    if index == len(option) - 2:
+                        next(rest, None)
+                    break
+    return False
+
+
 def _inspected(event, args, caller):
     """Trace and profile functions set from the patched files (a function that sees each line of a
     test can jump over its asserts or rewrite its variables), a running test's frame, code or
@@ -360,6 +423,10 @@ def _inspected(event, args, caller):
             what = _harness_linked(event, args)
         else:
             what = _harness_spawn(args)
+            unwatched = None if what is not None else _unwatched_start(event, args)
+            if unwatched is not None:
+                _note("unwatched-python", unwatched, _culprit(caller))
+                return
         if what is not None:
             _note("harness-read", what, _culprit(caller))
             return

@@ -1714,14 +1714,21 @@ def install_channel(plan):
     if not target or not os.path.isdir(target):
         return {"installed": False, "reason": "no site-packages directory for " + sys.executable}
     source = os.path.join(plan["dir"], "channel.py")
-    path = os.path.join(target, channel["module"] + ".py")
-    installed = {
-        "installed": True,
-        "path": path,
-        "python": sys.executable,
-        "kind": channel.get("kind", "pytest"),
-    }
+    kind = channel.get("kind", "pytest")
+    package = os.path.join(target, channel["module"])
+    path = os.path.join(package, "__init__.py") if kind == "pytest" else package + ".py"
+    installed = {"installed": True, "path": path, "python": sys.executable, "kind": kind}
     try:
+        if kind == "pytest":
+            # pytest imports the channel by its name (-p) and rewrites its asserts, keeping the code
+            # in __pycache__ for the next pytest, which takes a file there that names the source's
+            # time and size, whoever wrote it. The channel is a package whose __pycache__ is a
+            # file: no compiled file of it can be written or read.
+            if not os.path.isdir(package):
+                os.mkdir(package)
+            installed["package"] = package
+            installed["cache"] = os.path.join(package, "__pycache__")
+            write(installed["cache"], "")
         copy_shipped(plan, "channel.py", source, path)
         if installed["kind"] == "unit":  # loaded at start-up: the runner is not pytest
             installed["pth"] = os.path.join(target, channel["module"] + ".pth")
@@ -1809,7 +1816,7 @@ def own_files(pre):
     return sorted(
         installed[key]
         for installed in (pre.get("channel") or {}, pre.get("watch") or {})
-        for key in ("pth", "path", "code")
+        for key in ("pth", "path", "code", "cache", "package")
         if installed.get(key)
     )
 
@@ -1889,9 +1896,12 @@ def cmd_post(plan):
     # later start of Python in the tests (a runner's child process) loads what was written.
     keys = pre.get("own_keys") or {}
     result["own_changed"] = sorted(p for p in own if own_key(p) != keys.get(p))
-    for path in own:
+    for path in sorted(own, key=len, reverse=True):  # a package's files before the package
         try:
-            os.unlink(path)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.rmdir(path)  # kept where something else was put in it
+            else:
+                os.unlink(path)
         except OSError:
             pass
     if pre.get("settled"):
