@@ -56,7 +56,7 @@ def corpus_images(
     fetch = load_module(GRADING_YAML.parent / "grading-local" / "fetch_debs.py")
     with FileLock(str(run_shared_dir(tmp_path_factory) / "corpus-debs.lock")):
         fetch.fetch()
-    return demo_images + build_local_images(docker_engine, tmp_path_factory, GRADING_YAML)
+    return demo_images + build_local_images(docker_engine, tmp_path_factory, GRADING_YAML, force=True)
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ def grading_images(
     fetch = load_module(GRADING_YAML.parent / "grading-local" / "fetch_debs.py")
     with FileLock(str(run_shared_dir(tmp_path_factory) / "corpus-debs.lock")):
         fetch.fetch()
-    return build_local_images(docker_engine, tmp_path_factory, GRADING_YAML)
+    return build_local_images(docker_engine, tmp_path_factory, GRADING_YAML, force=True)
 
 
 def grading_run(tmp_path_factory: pytest.TempPathFactory, agent: str) -> Any:
