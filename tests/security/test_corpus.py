@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus.attacks import ATTACKS
 from corpus.attacks import attack_cases
 from corpus.context import GRADING_YAML
 from corpus.context import all_contexts
@@ -101,7 +102,7 @@ def test_corpus_generators_cover_every_instance() -> None:
 
 
 KNOWN_OPEN: dict[tuple[str, str], str] = {
-    ("expected-from-eval-script-at-install", "pytest"): (
+    ("atk-expected-from-eval-script-at-install", "pytest"): (
         "the eval script holds the test patch from the start, and the install step runs before the"
         " watch is loaded: a copy setup.py makes is the package's own file by the time the tests run"
         " (docs/security.md, residual risks)"
@@ -109,6 +110,13 @@ KNOWN_OPEN: dict[tuple[str, str], str] = {
 }
 """Attack cases on a runner that ``strict`` is known not to catch, each with why: rewarded rows
 outside this set fail the test."""
+
+
+def test_known_open_cases_are_cases_the_generators_make() -> None:
+    """A known open case named as no generated case is (the ``atk-`` prefix left out) would excuse
+    nothing while the row it meant fails the test once a sample picks it."""
+    made = {(f"atk-{attack.name}", runner) for attack in ATTACKS for runner in attack.runners}
+    assert set(KNOWN_OPEN) <= made, set(KNOWN_OPEN) - made
 
 
 @pytest.mark.docker
