@@ -330,10 +330,16 @@ def _globbed_harness_file(word):
     return None
 
 
-def _harness_spawn(args):
-    """What of the harness a new process is named on its command line, if anything."""
-    for text in _command_texts(args):
-        words = _shell_words(text)
+def _command_lines(args):
+    """Each string of a spawning audit event's arguments with its shell words: split once for
+    every check of the new process."""
+    return [(text, _shell_words(text)) for text in _command_texts(args)]
+
+
+def _harness_spawn(lines):
+    """What of the harness a new process is named on its command line (:func:`_command_lines`),
+    if anything."""
+    for text, words in lines:
         if _names_harness_process(text, words):
             return "the harness's processes"
         for word in _spawn_words(text, words):
@@ -348,35 +354,30 @@ def _harness_spawn(args):
 _PYTHON_NAME = re.compile(r"python[\d.]*$")
 
 
-def _unwatched_start(event, args):
+def _unwatched_start(event, args, lines):
     """What a new process or program runs where this watch does not load, if it does: a Python
     started without its site directories (``-S``: no ``.pth`` line runs there), or any program
     in place of the process that runs the tests (``os.exec``, outside a fork of it). Code under
     test that does either runs the tests again unwatched (Python with ``-S`` and ``PYTHONPATH``
-    set to the site directory imports all it needs)."""
+    set to the site directory imports all it needs). ``lines``: :func:`_command_lines` of ``args``."""
     if event == "os.exec" and not _lifetime["forked"]:
         return "a new program in place of the process running the tests (os.exec)"
-    for words in _argument_lists(args):
+    for words in list(_argument_lists(args)) + [[w for w in words if w] for _, words in lines]:
         if _skips_site(words):
             return "a Python without its site directories (-S)"
     return None
 
 
-def _argument_lists(args):
-    """A spawning audit event's command lines as lists of words: an argument list as it stands,
-    and each string in it read as a shell would (``sh -c "python -S ..."``)."""
-    pending = list(args)
-    while pending:
-        item = pending.pop()
-        if isinstance(item, bytes):
-            item = item.decode("utf-8", "replace")
-        if isinstance(item, str):
-            yield [w for w in _shell_words(item) if w]
-        elif isinstance(item, (list, tuple)):
+def _argument_lists(items):
+    """The argument lists among a spawning audit event's arguments (in lists of them too), in
+    order: the words a shell would split a string into are :func:`_command_lines`'."""
+    for item in items:
+        if isinstance(item, (list, tuple)):
             words = [w.decode("utf-8", "replace") if isinstance(w, bytes) else w for w in item]
             if all(isinstance(w, str) for w in words):
                 yield words
-            pending.extend(words)
+            for nested in _argument_lists(words):
+                yield nested
 
 
 def _skips_site(words):
@@ -422,8 +423,9 @@ def _inspected(event, args, caller):
         elif event in _LINKING:
             what = _harness_linked(event, args)
         else:
-            what = _harness_spawn(args)
-            unwatched = None if what is not None else _unwatched_start(event, args)
+            lines = _command_lines(args)
+            what = _harness_spawn(lines)
+            unwatched = None if what is not None else _unwatched_start(event, args, lines)
             if unwatched is not None:
                 _note("unwatched-python", unwatched, _culprit(caller))
                 return

@@ -1730,13 +1730,13 @@ def install_channel(plan):
             installed["cache"] = os.path.join(package, "__pycache__")
             write(installed["cache"], "")
         copy_shipped(plan, "channel.py", source, path)
-        if installed["kind"] == "unit":  # loaded at start-up: the runner is not pytest
+        if kind == "unit":  # loaded at start-up: the runner is not pytest
             installed["pth"] = os.path.join(target, channel["module"] + ".pth")
             installed["code"] = keep_module_code(path)
             write(installed["pth"], loader_line(channel["module"], path))
     except (IOError, OSError) as exc:
         return {"installed": False, "reason": "cannot write %s: %s" % (path, exc)}
-    seal = seal_identity() if installed["kind"] == "pytest" else None
+    seal = seal_identity() if kind == "pytest" else None
     if seal:  # the log's descriptor, for the channel to print its seal on
         installed["seal"] = seal
     return installed

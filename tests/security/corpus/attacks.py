@@ -3130,8 +3130,8 @@ _ENV_ARMED = "return bool(__import__('os').environ.get('PYTEST_CURRENT_TEST'))"
 
 _HARNESS_MODULES = """
 def _harness_modules():
-    import glob, os, site, sysconfig
-    dirs = set(site.getsitepackages() + [sysconfig.get_paths()["purelib"]])
+    import glob, os
+    dirs = set(_site_dirs())
     return sorted(os.path.basename(p)[:-4] for d in dirs for p in glob.glob(os.path.join(d, "swe_*.pth")))
 
 
