@@ -1,13 +1,16 @@
-"""What drawing the echo copies' failures costs a test file of real size, with the result channel's
-one parse per file and without it.
+"""What the result channel costs a test file of real size: drawing the echo copies' failures, with
+its one parse per file and without it, and its own readings of the file, from one parse and from a
+parse per reading.
 
 Under ``strict`` up to ten echo copies of a graded pytest file and its must-fail canary fail by
 design, and pytest parses the file's whole source again for each failure it draws a traceback of.
 This script writes test files of several sizes, each with ten tests whose last assert fails (as an
 echo copy's does) and one that passes, and runs pytest on each (``-rA``, the traceback style of the
-official SWE-bench eval scripts) three ways, interleaved for N rounds: without the channel, with the
-channel as shipped, and with the channel but its one parse per file taken out. It prints the
-medians of the wall time and what the failures cost above the same file with every test passing.
+official SWE-bench eval scripts) four ways, interleaved for N rounds: without the channel, with the
+channel as shipped, with the channel but its one parse per file taken out, and with the channel
+but a parse of the file per reading its checks make (what it defines, its ``parametrize`` rows, its
+imports of the runner). It prints the medians of the wall time and what the failures cost above
+the same file with every test passing.
 
 Usage: python scripts/bench_tracebacks.py [--lines 45,4005,20005] [--rounds 5] [--json FILE]
 """
@@ -58,6 +61,11 @@ def write_channels(directory: Path, project: Path) -> None:
     (directory / "shipped" / f"{MODULE}.py").write_text(source)
     (directory / "without").mkdir()
     (directory / "without" / f"{MODULE}.py").write_text(source.replace(call, "\n"))
+    together = "\nread_together(definitions, parametrize_rows, runner_imports)\n"
+    if together not in source:
+        raise SystemExit("the channel has no read_together(...) call to take out")
+    (directory / "per-reading").mkdir()
+    (directory / "per-reading" / f"{MODULE}.py").write_text(source.replace(together, "\n"))
 
 
 def timed(project: Path, plugins: Path | None) -> float:
@@ -90,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             "no channel": None,
             "channel": root / "shipped",
             "channel, a parse per failure": root / "without",
+            "channel, a parse per reading": root / "per-reading",
         }
         for size in sizes:
             times: dict[str, list[float]] = {}

@@ -1,7 +1,8 @@
 """The result channel parses each failing file once for pytest's tracebacks: the echo copies and
 the must-fail canary fail by design, and pytest parses a file's whole source again for every
 failure it draws. Real pytest processes, the channel as shipped: the log is the same with and
-without it, and the count of those parses drops to one per file."""
+without it, and the count of those parses drops to one per file. And its own readings of a graded
+file (what it defines, its ``parametrize`` rows, its imports of the runner) come from one parse."""
 
 from __future__ import annotations
 
@@ -87,6 +88,35 @@ PYTHONS = [sys.executable, *filter(None, os.environ.get("PYTEST_SWE_TRACEBACK_PY
 an older pytest installed, as the images hold: 3.10 to 7 were checked so)."""
 
 
+def write_channel(plugins: Path, project: Path, graded: str, out: Path) -> None:
+    """The channel as the eval ships it, for ``project`` with its one graded file, in ``plugins``."""
+    plugins.mkdir()
+    plan = probe.Plan(repo=str(project), dir=str(out.parent), token="t", graded=[{"path": graded}])
+    plan.channel = {"enable": True, "module": MODULE, "out": str(out)}
+    (plugins / f"{MODULE}.py").write_text(probe.channel_source(plan))
+
+
+def channel_env(plugins: Path, project: Path, parses: Path, channel: bool) -> dict[str, str]:
+    """pytest's environment with the channel loaded as the eval loads it (or not), the conftest's
+    count of parses written to ``parses``."""
+    return {
+        **os.environ,
+        "PYTHONPATH": f"{plugins}:{project}",
+        "PARSES_OUT": str(parses),
+        "PYTEST_ADDOPTS": f"-p {MODULE}" if channel else "",
+    }
+
+
+def run_pytest(
+    python: str, project: Path, env: dict[str, str], option: str
+) -> subprocess.CompletedProcess[str]:
+    """pytest, by ``python``, on the project's tests, as the official eval scripts run it (``-rA``)."""
+    command = [python, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "-p", "no:swe", option, "tests"]
+    return subprocess.run(
+        command, cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
 def run(tmp_path: Path, name: str, channel: bool, tb: str, python: str = sys.executable) -> tuple[str, int]:
     """pytest on the project, with the channel loaded as the eval loads it (or not): the log
     without its timing, and how many times pytest parsed a file for a traceback."""
@@ -97,39 +127,10 @@ def run(tmp_path: Path, name: str, channel: bool, tb: str, python: str = sys.exe
             (project / rel).write_text(textwrap.dedent(text))
     plugins = tmp_path / "plugins"
     if not plugins.exists():
-        plugins.mkdir()
-        plan = probe.Plan(
-            repo=str(project), dir=str(tmp_path), token="t", graded=[{"path": "tests/test_big.py"}]
-        )
-        plan.channel = {"enable": True, "module": MODULE, "out": str(tmp_path / "channel.jsonl")}
-        (plugins / f"{MODULE}.py").write_text(probe.channel_source(plan))
+        write_channel(plugins, project, "tests/test_big.py", tmp_path / "channel.jsonl")
     parses = tmp_path / f"parses-{name}"
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{plugins}:{project}",
-        "PARSES_OUT": str(parses),
-        "PYTEST_ADDOPTS": f"-p {MODULE}" if channel else "",
-    }
-    done = subprocess.run(
-        [
-            python,
-            "-m",
-            "pytest",
-            "-rA",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:swe",
-            f"--tb={tb}",
-            "tests",
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    env = channel_env(plugins, project, parses, channel)
+    done = run_pytest(python, project, env, f"--tb={tb}")
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     log = re.sub(r" in [0-9.]+ ?s(econds)?\b.*", "", done.stdout)
     log = re.sub(r"^plugins: .*$", "", log, flags=re.M)
@@ -155,3 +156,71 @@ def test_no_traceback_drawn_parses_nothing(tmp_path: Path) -> None:
     plain, plain_parses = run(tmp_path, "plain", channel=False, tb="no")
     with_channel, channel_parses = run(tmp_path, "channel", channel=True, tb="no")
     assert with_channel == plain and plain_parses == channel_parses == 0
+
+
+READINGS_CONFTEST = """
+    import os
+    import sys
+
+    with open(os.path.join("tests", "test_read.py"), "rb") as fh:
+        _text = fh.read()
+    _parses = [0]
+
+    def _count(event, args):
+        # a parse of the graded file's source: ``compile`` given its text (not a tree), under its
+        # name or none (``ast.parse``'s "<unknown>")
+        if event == "compile" and isinstance(args[0], (str, bytes)):
+            source = args[0].encode("utf-8") if isinstance(args[0], str) else args[0]
+            if source == _text:
+                _parses[0] += 1
+
+    sys.addaudithook(_count)
+
+    def pytest_unconfigure(config):
+        with open(os.environ["PARSES_OUT"], "w") as fh:
+            fh.write(str(_parses[0]))
+"""
+
+READ_FILE = """
+    import pytest
+    from pytest import approx
+
+    @pytest.mark.parametrize("x, expected", [(1, 2), (2, 3)])
+    def test_rows(x, expected):
+        assert x + 1 == approx(expected)
+
+    class TestKind:
+        def test_method(self):
+            assert {"a": 1} == {"a": 1}
+
+    def test_plain():
+        assert [1] == [1]
+"""
+
+
+def parses_of_graded_file(tmp_path: Path, name: str, channel: bool, assert_mode: str) -> int:
+    """How many times pytest, with the channel loaded as the eval loads it (or not), parsed the
+    graded file's source; every test of it passes."""
+    project = tmp_path / name
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_read.py").write_text(textwrap.dedent(READ_FILE))
+    (project / "conftest.py").write_text(textwrap.dedent(READINGS_CONFTEST))
+    plugins = tmp_path / f"plugins-{name}"
+    write_channel(plugins, project, "tests/test_read.py", tmp_path / f"channel-{name}.jsonl")
+    parses = tmp_path / f"parses-{name}"
+    env = channel_env(plugins, project, parses, channel)
+    done = run_pytest(sys.executable, project, env, f"--assert={assert_mode}")
+    assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
+    if channel:
+        records = (tmp_path / f"channel-{name}.jsonl").read_text()
+        assert records.count('"ev": "call"') == 4  # the channel saw every test's call
+    return int(parses.read_text())
+
+
+@pytest.mark.parametrize("assert_mode", ["rewrite", "plain"])
+def test_the_channel_reads_a_graded_file_from_one_parse(tmp_path: Path, assert_mode: str) -> None:
+    """Under pytest's rewriting the check of the file's compiled code parses it, and the readings
+    take that tree; without rewriting the first reading parses it for all three."""
+    plain = parses_of_graded_file(tmp_path, "plain", channel=False, assert_mode=assert_mode)
+    with_channel = parses_of_graded_file(tmp_path, "channel", channel=True, assert_mode=assert_mode)
+    assert with_channel - plain == 1

@@ -25,8 +25,10 @@ from pytest_swe.grading.probe.definitions import codeless_source  # replaced by 
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import parametrize_rows  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import read_together  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import runner_imports  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import tree_read  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.rebound import rebound_builtins  # replaced by rebound.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
 from pytest_swe.grading.probe.watchcall import ask_watch  # replaced by watchcall.py when shipped
@@ -37,6 +39,9 @@ MARK = "@MARK@"
 REPO = "@REPO@"
 WATCH = "@WATCH@"
 SEAL_ENV = "PYTEST_SWE_SEAL"
+# The three readings of a graded file the checks of each test call make, from one parse: the one
+# its compiled code's check makes as the file first runs, else the first reading's own.
+read_together(definitions, parametrize_rows, runner_imports)
 _depth = [0]
 
 
@@ -212,7 +217,7 @@ def _compiled_as_source(code):
         != _REWRITE_PARTS
     ):
         return False, None
-    reference, names = reference_code(code.co_filename, _REWRITE)
+    reference, names = reference_code(code.co_filename, _REWRITE, tree_read)
     return code_key(reference) == code_key(code), names
 
 

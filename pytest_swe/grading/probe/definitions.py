@@ -59,6 +59,11 @@ def _scope(body, prefix, found):
 _DEFINITIONS = {}
 
 
+_TOGETHER = []
+"""The ``(cache, reader)`` pairs :func:`read_together` named: each file one of them reads is read
+by all of them, from the same parse."""
+
+
 def _per_file(cache, path, read):
     """``read(tree)`` of a Python file's syntax tree, once per file; ``{}`` where it cannot be read."""
     key = str(path)
@@ -67,10 +72,26 @@ def _per_file(cache, path, read):
             import ast
 
             with open(key, "rb") as fh:
-                cache[key] = read(ast.parse(fh.read()))
+                tree = ast.parse(fh.read())
         except Exception:
-            cache[key] = {}
+            tree = None
+        _fill(key, tree, [(cache, read)] + _TOGETHER)
     return cache[key]
+
+
+def _fill(key, tree, readers):
+    for cache, read in readers:
+        if key not in cache:
+            try:
+                cache[key] = read(tree) if tree is not None else {}
+            except Exception:
+                cache[key] = {}
+
+
+def tree_read(path, tree):
+    """What the readers of :func:`read_together` make of ``path``, taken from ``tree``, a parse of
+    its source made elsewhere (and not changed yet): the file is not parsed again for them."""
+    _fill(str(path), tree, _TOGETHER)
 
 
 def _scoped(tree):
@@ -255,6 +276,19 @@ def _runner_bindings(tree):
         if target[0].split(".", 1)[0] in _RUNNER_ROOTS:
             found[name] = target
     return found
+
+
+def read_together(*readers):
+    """Have every file one of ``readers`` (these functions of this module) reads be read by all of
+    them, from one parse: the readers a module asks of each file it reads. A graded test file has
+    thousands of lines in real repositories, and each parse of it costs every test run."""
+    pairs = {
+        definitions: (_DEFINITIONS, _scoped),
+        codeless_classes: (_CODELESS_CLASSES, _codeless_classes),
+        parametrize_rows: (_ROWS, _marked_rows),
+        runner_imports: (_IMPORTS, _runner_bindings),
+    }
+    _TOGETHER[:] = [pairs[reader] for reader in readers]
 
 
 _REAL = {}
