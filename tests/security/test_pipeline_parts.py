@@ -4296,6 +4296,54 @@ def test_equality_watch_sees_test_functions_swapped_in_memory(tmp_path: Path) ->
     assert judged([json.loads(line) for line in (tmp_path / "watch.jsonl").read_text().splitlines()]) == []
 
 
+def test_equality_watch_reads_graded_definitions_as_they_were_at_start_once_a_file_runs(
+    tmp_path: Path,
+) -> None:
+    """The watch loads in every Python the tests start (a test's ``python -c``, the parent of a
+    runner that starts the tests in a child), and a graded file has thousands of lines in real
+    repositories: it keeps the file's text from start-up and parses it only in a process that runs
+    the file or holds a module of it. What it reads is still the text from before any code under
+    test ran there: a file rewritten on disk before it runs (its functions a line lower) and put
+    back is reported."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "__init__.py").write_text("")
+    graded = repo / "tests" / "test_x.py"
+    graded.write_text(
+        "def test_one():\n    assert 1\n\n\nclass TestC:\n    def test_m(self):\n        assert 1\n"
+    )
+    plan = probe.Plan(repo=str(repo), dir=str(tmp_path), token="t", graded=[{"path": "tests/test_x.py"}])
+    plan.watch = {"enable": True, "out": str(tmp_path / "watch.jsonl"), "patched": ["pkg.py"]}
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "swe_watch_under_test.py").write_text(probe.watch_source(plan))
+    env = {**os.environ, "PYTHONPATH": f"{site}:{repo}"}
+    show = "import sys; w = sys.modules['swe_watch_under_test']; print(sorted(w._GRADED_DEFS.get('tests/test_x.py', ['-'])))"
+
+    def run(code: str) -> tuple[str, list[str]]:
+        out = tmp_path / "watch.jsonl"
+        out.unlink(missing_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-c", f"import swe_watch_under_test\n{code}\n{show}"],
+            cwd=repo, env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        return done.stdout.strip(), sorted(r["name"] for r in records if r["ev"] == "swapped-test")
+
+    assert run("pass") == ("['-']", [])  # never ran the file: never parsed it
+    assert run("import tests.test_x") == ("['TestC.test_m', 'test_one']", [])
+    text = graded.read_text()
+    rewritten = f"graded = {str(graded)!r}; open(graded, 'w').write('\\n' + {text!r})\nimport tests.test_x\n"
+    rewritten += f"open(graded, 'w').write({text!r})"
+    assert run(rewritten)[1] == ["TestC.test_m", "test_one"]
+    assert graded.read_text() == text
+    # A module of the graded file made without running it (as every one is found on a Python
+    # without audit events), holding other code: read at the look at exit.
+    fake = "import sys, types\nm = types.ModuleType('tests.test_x')\nm.__file__ = " + repr(str(graded))
+    fake += "\nm.test_one = lambda: None\nsys.modules['tests.test_x'] = m"
+    assert run(fake) == ("['-']", ["test_one"])  # read at exit, after the print
+
+
 _NAMESPACE_RUNNERS = {
     # SymPy's own runner (``sympy.testing.runtests``): each file executed into a dict of its own.
     "sympy": textwrap.dedent(

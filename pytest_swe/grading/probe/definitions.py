@@ -105,6 +105,16 @@ def definitions(path):
     return _per_file(_DEFINITIONS, path, _scoped)
 
 
+def definitions_of(source):
+    """:func:`definitions` of a Python file's text (``{}`` where it does not parse)."""
+    try:
+        import ast
+
+        return _scoped(ast.parse(source))
+    except Exception:
+        return {}
+
+
 def _codeless(body, prefix, found):
     """Add each class of ``body`` (nested ones by qualified name) that binds ``__eq__`` by an
     assignment and holds no function of its own: a class its source writes with no code."""

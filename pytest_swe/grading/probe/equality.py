@@ -40,7 +40,7 @@ from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by d
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import codeless_classes  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import codeless_source  # replaced by definitions.py when shipped
-from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import definitions_of  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.machine import native_comparisons  # replaced by machine.py when shipped
@@ -624,6 +624,7 @@ def _audit(event, args):
         if rel not in _compiled:
             _compiled.add(rel)
             _as_source(rel, code)
+            _read_graded_defs(rel)
         _ran_graded(rel)
         for namespace in _namespaces(sys._getframe(1), rel):
             # Executed again into the same namespace (a module reloaded): the latest run's code.
@@ -1545,6 +1546,14 @@ def _check_tests(final=False):
     if not GRADED or not _due(_tests, final):
         return
     for namespace, rel, path, ids in list(_graded_namespaces()):
+        if rel not in _GRADED_DEFS:
+            # A graded module this process holds that it was not seen to run (Python before 3.8
+            # raises no audit events; a module made without running its file): its definitions
+            # are read at this look, or, inside a garbage collection, at the next one outside.
+            if _collecting[0]:
+                _tests["next"] = 0.0
+                continue
+            _read_graded_defs(rel)
         for qualname, lines in _GRADED_DEFS.get(rel, {}).items():
             owner, _, name = qualname.rpartition(".")
             if not name.lower().startswith("test") or (rel, qualname) in _tests["reported"]:
@@ -2499,26 +2508,53 @@ def _in_import_lock():
         return False
 
 
+_collecting = [False]
+"""Whether this look rides on a garbage collection (no parse may run: :func:`_read_graded_defs`)."""
+
+
 def _on_collect(phase, info):
     if phase == "start" and not _in_import_lock():
-        _scan(deep=info.get("generation", 0) > 0)
+        _collecting[0] = True
+        try:
+            _scan(deep=info.get("generation", 0) > 0)
+        finally:
+            _collecting[0] = False
 
 
-# Read now, at start-up: this watch runs inside garbage collections, and a parse there can land
-# inside another parse of the same interpreter (CPython 3.11's "AST constructor recursion depth
-# mismatch" in the code under test).
-_GRADED_DEFS = dict((rel, definitions(os.path.join(REPO, rel))) for rel in GRADED)
-
-
-def _names_any(rel):
+def _graded_text(rel):
     try:
         with open(os.path.join(REPO, rel), "rb") as fh:
-            return b"ANY" in fh.read()
+            return fh.read()
     except (IOError, OSError):
-        return False
+        return None
 
 
-_NAMING_ANY = frozenset(rel for rel in GRADED if _names_any(rel))
+_GRADED_TEXT = dict((rel, _graded_text(rel)) for rel in GRADED)
+"""The graded files as they were when this process started, before any code under test ran in it:
+what their definitions are read from, once a file runs here (most processes of a run never run
+one: a test's ``python -c``, a runner's parent that starts the tests in a child)."""
+_GRADED_DEFS = {}
+
+
+def _read_graded_defs(rel):
+    """The definitions of a graded file, parsed from its text at start-up as the file first runs in
+    this process (an ``exec`` event) or at the first look outside a garbage collection that finds
+    its module: never inside one, where a parse can land inside another parse of the interpreter
+    (CPython 3.11's "AST constructor recursion depth mismatch" in the code under test)."""
+    if rel in _GRADED_DEFS:
+        return
+    me = _get_ident()
+    nested = me in _inside
+    _inside.add(me)  # the parse raises an event of its own
+    try:
+        text = _GRADED_TEXT.pop(rel, None)
+        _GRADED_DEFS[rel] = definitions_of(text) if text is not None else {}
+    finally:
+        if not nested:
+            _inside.discard(me)
+
+
+_NAMING_ANY = frozenset(rel for rel, text in _GRADED_TEXT.items() if text is not None and b"ANY" in text)
 """The graded files whose text names ``ANY`` (``mock.ANY`` compared there may be the test's own)."""
 
 
