@@ -2554,6 +2554,12 @@ def _read_graded_defs(rel):
             _inside.discard(me)
 
 
+if not hasattr(sys, "addaudithook"):
+    # Before Python 3.8 no event tells that a file runs, and the looks that find its module ride on
+    # garbage collections: read now, as every file was read before.
+    for _rel in sorted(GRADED):
+        _read_graded_defs(_rel)
+
 _NAMING_ANY = frozenset(rel for rel, text in _GRADED_TEXT.items() if text is not None and b"ANY" in text)
 """The graded files whose text names ``ANY`` (``mock.ANY`` compared there may be the test's own)."""
 

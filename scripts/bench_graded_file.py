@@ -1,0 +1,131 @@
+"""What the strict policy's readings of a graded test file cost a pytest run, by the file's size.
+
+A graded file has thousands of lines in real repositories (matplotlib's ``test_axes.py``, xarray's
+``test_dataset.py``, Django's ``tests.py`` files), and every Python the tests start loads the
+equality watch, as the tests' own ``python -c`` runs and a runner's child do. This script writes
+test files of several sizes (helpers, parametrized tests and plain ones, all passing) with one test
+that starts Python five times, and runs pytest on each, interleaved for N rounds, three ways:
+without the probe; with the result channel and the watch as shipped; and with both as they read
+the file before (the channel a parse per reading of it, the watch a parse at every start of
+Python). The channel is loaded with ``-p`` and the watch by a ``sitecustomize`` in every Python,
+as in a sandbox. It prints the medians of the wall time and what each way adds to the run without
+the probe.
+
+Usage: python scripts/bench_graded_file.py [--lines 45,4005,20005] [--rounds 5] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchutil import PYTEST  # scripts/benchutil.py, beside this script
+from benchutil import pytest_env
+
+from pytest_swe.grading import probe
+
+CHANNEL = "swe_bench_channel"
+WATCH = "swe_bench_watch"
+STARTS = 5
+TOGETHER = "\nread_together(definitions, parametrize_rows, runner_imports)\n"
+AT_START = "\n_NAMING_ANY = frozenset("
+"""The line after which the watch as it read the graded files before parses them at start-up."""
+
+
+def test_file(lines: int) -> str:
+    """About ``lines`` lines of passing tests: helpers, parametrized tests and plain ones, and one
+    test that starts Python ``STARTS`` times."""
+    out = ["import subprocess", "import sys", "", "import pytest", "", ""]
+    blocks = max((lines - 12) // 12, 1)
+    for i in range(blocks):
+        out += [f"def helper_{i}(x):", f"    return x + {i}", "", ""]
+        out += [
+            f'@pytest.mark.parametrize("x, y", [(1, {i + 1}), (2, {i + 2})])',
+            f"def test_rows_{i}(x, y):",
+        ]
+        out += [f"    assert helper_{i}(x) == y", "", ""]
+    out += ["def test_starts_python():", f"    for _ in range({STARTS}):"]
+    out += ['        subprocess.run([sys.executable, "-c", "pass"], check=True)', ""]
+    return "\n".join(out)
+
+
+def write_probe(root: Path, project: Path) -> dict[str, Path]:
+    """The channel and the watch for ``project``, as shipped and as they read the file before."""
+    plan = probe.Plan(repo=str(project), dir=str(root), token="t", graded=[{"path": "test_x.py"}])
+    plan.channel = {"enable": True, "module": CHANNEL, "out": str(root / "channel.jsonl")}
+    plan.watch = {"enable": True, "module": WATCH, "out": str(root / "watch.jsonl"), "patched": []}
+    channel, watch = probe.channel_source(plan), probe.watch_source(plan)
+    if TOGETHER not in channel or AT_START not in watch:
+        raise SystemExit("the channel or the watch no longer reads the graded file as this script knows")
+    before = (
+        channel.replace(TOGETHER, "\n"),
+        watch.replace(AT_START, "\nfor _rel in GRADED:\n    _read_graded_defs(_rel)\n" + AT_START, 1),
+    )
+    ways = {}
+    for name, (channel_text, watch_text) in {"shipped": (channel, watch), "before": before}.items():
+        directory = root / name
+        directory.mkdir()
+        (directory / f"{CHANNEL}.py").write_text(channel_text)
+        (directory / f"{WATCH}.py").write_text(watch_text)
+        (directory / "sitecustomize.py").write_text(f"import {WATCH}\n")
+        ways[name] = directory
+    return ways
+
+
+def timed(project: Path, plugins: Path | None) -> float:
+    env = {**pytest_env(), "PYTEST_ADDOPTS": f"-p {CHANNEL}" if plugins else ""}
+    if plugins is not None:
+        env["PYTHONPATH"] = str(plugins)
+    command = [*PYTEST, "-rA", "-p", "no:cacheprovider", "-p", "no:swe", "test_x.py"]
+    start = time.monotonic()
+    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
+    took = time.monotonic() - start
+    if done.returncode != 0:
+        raise SystemExit(f"pytest failed ({plugins}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return took
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
+    parser.add_argument("--lines", default="45,4005,20005")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    figures: dict[str, dict[str, float]] = {}
+    for size in (int(n) for n in args.lines.split(",")):
+        with tempfile.TemporaryDirectory(prefix="bench-graded-file-") as tmp:
+            root = Path(tmp)
+            project = root / "project"
+            project.mkdir()
+            (project / "test_x.py").write_text(test_file(size))
+            ways: dict[str, Path | None] = {"no probe": None}
+            built = write_probe(root, project)
+            ways["channel and watch, as shipped"] = built["shipped"]
+            ways["channel and watch, reading as before"] = built["before"]
+            times: dict[str, list[float]] = {}
+            for _ in range(args.rounds):
+                for way, plugins in ways.items():
+                    times.setdefault(way, []).append(timed(project, plugins))
+        medians = {way: statistics.median(values) for way, values in times.items()}
+        figures[str(size)] = medians
+        bare = medians["no probe"]
+        print(
+            f"graded test file of {size} lines, {STARTS} starts of Python, medians of {args.rounds} rounds:"
+        )
+        for way, value in medians.items():
+            print(f"  {way:40} {value:6.2f} s ({value - bare:+.2f} s)")
+        print(flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
