@@ -16,7 +16,6 @@ Usage: python scripts/bench_graded_file.py [--lines 45,4005,20005] [--rounds 5] 
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -28,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchutil import PYTEST  # scripts/benchutil.py, beside this script
 from benchutil import pytest_env
+from benchutil import sizes_and_rounds
 
 from pytest_swe.grading import probe
 
@@ -93,13 +93,9 @@ def timed(project: Path, plugins: Path | None) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
-    parser.add_argument("--lines", default="45,4005,20005")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
+    args = sizes_and_rounds(__doc__, argv)
     figures: dict[str, dict[str, float]] = {}
-    for size in (int(n) for n in args.lines.split(",")):
+    for size in args.lines:
         with tempfile.TemporaryDirectory(prefix="bench-graded-file-") as tmp:
             root = Path(tmp)
             project = root / "project"

@@ -3,6 +3,7 @@ measured in the same run."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -43,3 +44,15 @@ def pytest_alone(workers: int | None = None, repeat: int = 3) -> float:
             )
             times.append(time.monotonic() - start)
     return statistics.median(times)
+
+
+def sizes_and_rounds(doc: str | None, argv: list[str] | None) -> argparse.Namespace:
+    """The options of a script measuring generated test files by size: ``--lines`` (the sizes, a
+    list of ints), ``--rounds`` and ``--json``."""
+    parser = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
+    parser.add_argument("--lines", default="45,4005,20005")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    args.lines = [int(n) for n in args.lines.split(",")]
+    return args
