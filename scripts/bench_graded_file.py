@@ -35,8 +35,8 @@ CHANNEL = "swe_bench_channel"
 WATCH = "swe_bench_watch"
 STARTS = 5
 TOGETHER = "\nread_together(definitions, parametrize_rows, runner_imports)\n"
-AT_START = "\n_NAMING_ANY = frozenset("
-"""The line after which the watch as it read the graded files before parses them at start-up."""
+AT_START = 'if not hasattr(sys, "addaudithook"):'
+"""The condition under which the watch parses the graded files at start-up, as it did before."""
 
 
 def test_file(lines: int) -> str:
@@ -66,7 +66,7 @@ def write_probe(root: Path, project: Path) -> dict[str, Path]:
         raise SystemExit("the channel or the watch no longer reads the graded file as this script knows")
     before = (
         channel.replace(TOGETHER, "\n"),
-        watch.replace(AT_START, "\nfor _rel in GRADED:\n    _read_graded_defs(_rel)\n" + AT_START, 1),
+        watch.replace(AT_START, "if True:", 1),
     )
     ways = {}
     for name, (channel_text, watch_text) in {"shipped": (channel, watch), "before": before}.items():

@@ -6,12 +6,14 @@ file (what it defines, its ``parametrize`` rows, its imports of the runner) come
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -198,29 +200,61 @@ READ_FILE = """
 """
 
 
-def parses_of_graded_file(tmp_path: Path, name: str, channel: bool, assert_mode: str) -> int:
-    """How many times pytest, with the channel loaded as the eval loads it (or not), parsed the
-    graded file's source; every test of it passes."""
+def run_graded_file(
+    tmp_path: Path, name: str, channel: bool, assert_mode: str, conftest: str = ""
+) -> tuple[int, list[dict[str, Any]]]:
+    """pytest, with the channel loaded as the eval loads it (or not), on the graded file (every
+    test of it passes), ``conftest`` after the one counting parses: how many times it parsed the
+    file's source, and the channel's records of the tests' calls."""
     project = tmp_path / name
     (project / "tests").mkdir(parents=True)
     (project / "tests" / "test_read.py").write_text(textwrap.dedent(READ_FILE))
-    (project / "conftest.py").write_text(textwrap.dedent(READINGS_CONFTEST))
+    (project / "conftest.py").write_text(textwrap.dedent(READINGS_CONFTEST) + textwrap.dedent(conftest))
     plugins = tmp_path / f"plugins-{name}"
     write_channel(plugins, project, "tests/test_read.py", tmp_path / f"channel-{name}.jsonl")
     parses = tmp_path / f"parses-{name}"
     env = channel_env(plugins, project, parses, channel)
     done = run_pytest(sys.executable, project, env, f"--assert={assert_mode}")
     assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
+    calls = []
     if channel:
-        records = (tmp_path / f"channel-{name}.jsonl").read_text()
-        assert records.count('"ev": "call"') == 4  # the channel saw every test's call
-    return int(parses.read_text())
+        records = (tmp_path / f"channel-{name}.jsonl").read_text().splitlines()
+        calls = [r for r in map(json.loads, records) if r.get("ev") == "call"]
+        assert len(calls) == 4  # the channel saw every test's call
+    return int(parses.read_text()), calls
 
 
 @pytest.mark.parametrize("assert_mode", ["rewrite", "plain"])
 def test_the_channel_reads_a_graded_file_from_one_parse(tmp_path: Path, assert_mode: str) -> None:
     """Under pytest's rewriting the check of the file's compiled code parses it, and the readings
     take that tree; without rewriting the first reading parses it for all three."""
-    plain = parses_of_graded_file(tmp_path, "plain", channel=False, assert_mode=assert_mode)
-    with_channel = parses_of_graded_file(tmp_path, "channel", channel=True, assert_mode=assert_mode)
+    plain, _ = run_graded_file(tmp_path, "plain", channel=False, assert_mode=assert_mode)
+    with_channel, calls = run_graded_file(tmp_path, "channel", channel=True, assert_mode=assert_mode)
     assert with_channel - plain == 1
+    assert [c.get("defined") for c in calls] == [True] * 4
+
+
+# Code that runs before pytest imports the test file (a conftest, a package the collection
+# imports): the file rewritten with its functions three lines lower, and put back once collected.
+REWRITE_BEFORE_IMPORT = """
+    _path = os.path.join("tests", "test_read.py")
+    with open(_path, "rb") as fh:
+        _original = fh.read()
+    with open(_path, "wb") as fh:
+        fh.write(b"\\n\\n\\n" + _original)
+
+    def pytest_collection_finish(session):
+        with open(_path, "wb") as fh:
+            fh.write(_original)
+"""
+
+
+@pytest.mark.parametrize("assert_mode", ["rewrite", "plain"])
+def test_the_channel_reads_a_graded_file_as_it_was_when_it_loaded(tmp_path: Path, assert_mode: str) -> None:
+    """A graded file rewritten before pytest imports it, and put back: the functions pytest calls
+    are not the plain defs of the file as it was when the channel loaded, and the channel says so
+    (its one parse is then of that text, not the tree its compiled-code check took of the file
+    pytest imported)."""
+    _, calls = run_graded_file(tmp_path, "rewritten", True, assert_mode, REWRITE_BEFORE_IMPORT)
+    assert [c.get("defined") for c in calls] == [False] * 4
+    assert (tmp_path / "rewritten" / "tests" / "test_read.py").read_text() == textwrap.dedent(READ_FILE)

@@ -24,6 +24,7 @@ from pytest_swe.grading.probe.definitions import code_tree  # replaced by defini
 from pytest_swe.grading.probe.definitions import codeless_source  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import keep_texts  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import parametrize_rows  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import read_together  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import runner_imports  # replaced by definitions.py when shipped
@@ -39,8 +40,9 @@ MARK = "@MARK@"
 REPO = "@REPO@"
 WATCH = "@WATCH@"
 SEAL_ENV = "PYTEST_SWE_SEAL"
-# The three readings of a graded file the checks of each test call make, from one parse: the one
-# its compiled code's check makes as the file first runs, else the first reading's own.
+# The three readings of a graded file the checks of each test call make, from one parse of its
+# text as it was when this channel loaded: the parse its compiled code's check makes as the file
+# first runs, where the file is still that text, else the first reading's own.
 read_together(definitions, parametrize_rows, runner_imports)
 _depth = [0]
 
@@ -115,6 +117,7 @@ def _sha(path):
 
 
 _rel = repository_relpath(REPO)
+keep_texts(os.path.join(REPO, rel) for rel in GRADED)
 
 
 def pytest_configure(config):

@@ -53,14 +53,14 @@ def _const_key(value):
 def reference_code(path, rewrite=None, parsed=None):
     """``(code, names)``: the code ``path``'s source compiles to, with ``rewrite(tree, source,
     path)`` (the runner's rewriting of asserts) applied to its tree first when given, and
-    :func:`module_bindings` of the source. ``parsed(path, tree)`` is shown the source's tree
-    before anything changes it."""
+    :func:`module_bindings` of the source. ``parsed(path, source, tree)`` is shown the source's
+    tree before anything changes it."""
     with open(path, "rb") as fh:
         source = fh.read()
     tree = _COMPILE(source, path, "exec", _ONLY_AST, True)
     names = module_bindings(tree)
     if parsed is not None:
-        parsed(path, tree)
+        parsed(path, source, tree)
     if rewrite is not None:
         rewrite(tree, source, path)
     return _COMPILE(tree, path, "exec", 0, True), names

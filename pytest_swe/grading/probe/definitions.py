@@ -64,6 +64,27 @@ _TOGETHER = []
 by all of them, from the same parse."""
 
 
+_TEXTS = {}
+"""Files' texts kept by :func:`keep_texts` (by real path), read in their place once."""
+
+
+def keep_texts(paths):
+    """Keep the text of each file as it is now: the readers of this module read that in its place
+    when first asked (a process keeps the graded files' texts from its start, before any code
+    under test ran in it, and parses them only once it needs what they define)."""
+    for path in paths:
+        try:
+            with open(path, "rb") as fh:
+                _TEXTS[_realpath(path)] = fh.read()
+        except Exception:
+            pass
+
+
+def kept_text(path):
+    """The text :func:`keep_texts` kept of ``path`` (None: none kept, or read already)."""
+    return _TEXTS.get(_realpath(str(path)))
+
+
 def _per_file(cache, path, read):
     """``read(tree)`` of a Python file's syntax tree, once per file; ``{}`` where it cannot be read."""
     key = str(path)
@@ -71,8 +92,11 @@ def _per_file(cache, path, read):
         try:
             import ast
 
-            with open(key, "rb") as fh:
-                tree = ast.parse(fh.read())
+            source = _TEXTS.pop(_realpath(key), None)
+            if source is None:
+                with open(key, "rb") as fh:
+                    source = fh.read()
+            tree = ast.parse(source)
         except Exception:
             tree = None
         _fill(key, tree, [(cache, read)] + _TOGETHER)
@@ -88,10 +112,14 @@ def _fill(key, tree, readers):
                 cache[key] = {}
 
 
-def tree_read(path, tree):
+def tree_read(path, source, tree):
     """What the readers of :func:`read_together` make of ``path``, taken from ``tree``, a parse of
-    its source made elsewhere (and not changed yet): the file is not parsed again for them."""
-    _fill(str(path), tree, _TOGETHER)
+    ``source`` made elsewhere (and not changed yet), where that is the text they would read: the
+    file is not parsed again for them."""
+    kept = _TEXTS.get(_realpath(str(path)))
+    if kept is None or kept == source:
+        _fill(str(path), tree, _TOGETHER)
+        _TEXTS.pop(_realpath(str(path)), None)
 
 
 def _scoped(tree):
@@ -103,16 +131,6 @@ def _scoped(tree):
 def definitions(path):
     """``{qualified name: lines its code may start at}`` for the plain defs of a Python file."""
     return _per_file(_DEFINITIONS, path, _scoped)
-
-
-def definitions_of(source):
-    """:func:`definitions` of a Python file's text (``{}`` where it does not parse)."""
-    try:
-        import ast
-
-        return _scoped(ast.parse(source))
-    except Exception:
-        return {}
 
 
 def _codeless(body, prefix, found):

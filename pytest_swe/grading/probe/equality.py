@@ -40,8 +40,10 @@ from pytest_swe.grading.probe.definitions import RUNNER_HELPERS  # replaced by d
 from pytest_swe.grading.probe.definitions import code_tree  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import codeless_classes  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import codeless_source  # replaced by definitions.py when shipped
-from pytest_swe.grading.probe.definitions import definitions_of  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import definitions  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import is_defined_there  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import keep_texts  # replaced by definitions.py when shipped
+from pytest_swe.grading.probe.definitions import kept_text  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.definitions import source_of  # replaced by definitions.py when shipped
 from pytest_swe.grading.probe.machine import native_comparisons  # replaced by machine.py when shipped
 from pytest_swe.grading.probe.record import write_record  # replaced by record.py when shipped
@@ -2521,18 +2523,12 @@ def _on_collect(phase, info):
             _collecting[0] = False
 
 
-def _graded_text(rel):
-    try:
-        with open(os.path.join(REPO, rel), "rb") as fh:
-            return fh.read()
-    except (IOError, OSError):
-        return None
-
-
-_GRADED_TEXT = dict((rel, _graded_text(rel)) for rel in GRADED)
-"""The graded files as they were when this process started, before any code under test ran in it:
-what their definitions are read from, once a file runs here (most processes of a run never run
-one: a test's ``python -c``, a runner's parent that starts the tests in a child)."""
+# The graded files as they were when this process started, before any code under test ran in it:
+# what their definitions are read from, once a file runs here (most processes of a run never run
+# one: a test's ``python -c``, a runner's parent that starts the tests in a child).
+keep_texts(os.path.join(REPO, rel) for rel in GRADED)
+_NAMING_ANY = frozenset(rel for rel in GRADED if b"ANY" in (kept_text(os.path.join(REPO, rel)) or b""))
+"""The graded files whose text names ``ANY`` (``mock.ANY`` compared there may be the test's own)."""
 _GRADED_DEFS = {}
 
 
@@ -2547,8 +2543,7 @@ def _read_graded_defs(rel):
     nested = me in _inside
     _inside.add(me)  # the parse raises an event of its own
     try:
-        text = _GRADED_TEXT.pop(rel, None)
-        _GRADED_DEFS[rel] = definitions_of(text) if text is not None else {}
+        _GRADED_DEFS[rel] = definitions(os.path.join(REPO, rel))
     finally:
         if not nested:
             _inside.discard(me)
@@ -2559,9 +2554,6 @@ if not hasattr(sys, "addaudithook"):
     # garbage collections: read now, as every file was read before.
     for _rel in sorted(GRADED):
         _read_graded_defs(_rel)
-
-_NAMING_ANY = frozenset(rel for rel, text in _GRADED_TEXT.items() if text is not None and b"ANY" in text)
-"""The graded files whose text names ``ANY`` (``mock.ANY`` compared there may be the test's own)."""
 
 
 gc.callbacks.append(_on_collect)
