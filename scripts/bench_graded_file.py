@@ -1,15 +1,15 @@
-"""What the strict policy's readings of a graded test file cost a pytest run, by the file's size.
+"""What the strict policy's probe costs a pytest run of a graded test file, by the file's size.
 
-A graded file has thousands of lines in real repositories (matplotlib's ``test_axes.py``, xarray's
-``test_dataset.py``, Django's ``tests.py`` files), and every Python the tests start loads the
-equality watch, as the tests' own ``python -c`` runs and a runner's child do. This script writes
-test files of several sizes (helpers, parametrized tests and plain ones, all passing) with one test
-that starts Python five times, and runs pytest on each, interleaved for N rounds, three ways:
-without the probe; with the result channel and the watch as shipped; and with both as they read
-the file before (the channel a parse per reading of it, the watch a parse at every start of
-Python). The channel is loaded with ``-p`` and the watch by a ``sitecustomize`` in every Python,
-as in a sandbox. It prints the medians of the wall time and what each way adds to the run without
-the probe.
+A graded file has thousands of lines and tests in real repositories (matplotlib's ``test_axes.py``,
+xarray's ``test_dataset.py``, Django's ``tests.py`` files), and every Python the tests start loads
+the equality watch, as the tests' own ``python -c`` runs and a runner's child do. This script
+writes test files of several sizes (helpers and parametrized tests, all passing, a test per six
+lines) with one test that starts Python five times, and runs pytest on each, interleaved for N
+rounds, three ways: without the probe; with the result channel and the watch as shipped; and with
+both as they were before (the channel a parse per reading of the file and a walk of the test
+module's globals at each test call, the watch a parse at every start of Python). The channel is
+loaded with ``-p`` and the watch by a ``sitecustomize`` in every Python, as in a sandbox. It prints
+the medians of the wall time and what each way adds to the run without the probe.
 
 Usage: python scripts/bench_graded_file.py [--lines 45,4005,20005] [--rounds 5] [--json FILE]
 """
@@ -37,11 +37,18 @@ STARTS = 5
 TOGETHER = "\nread_together(definitions, parametrize_rows, runner_imports)\n"
 AT_START = 'if not hasattr(sys, "addaudithook"):'
 """The condition under which the watch parses the graded files at start-up, as it did before."""
+WALK = "found = [name for name, value in _BUILTINS if dict.get(module_globals, name, value) is not value]"
+WALK_BEFORE = (
+    "found = [name for name in list(module_globals) if isinstance(name, str) and not name.startswith('__')"
+    " and name in dict(_BUILTINS) and module_globals.get(name) is not dict(_BUILTINS)[name]]"
+)
+"""The channel's look for shadowed builtins at each test call, and as it was: a walk of the test
+module's globals, thousands of names in a file of thousands of tests."""
 
 
 def test_file(lines: int) -> str:
-    """About ``lines`` lines of passing tests: helpers, parametrized tests and plain ones, and one
-    test that starts Python ``STARTS`` times."""
+    """About ``lines`` lines of passing tests (a test per six lines): helpers and parametrized
+    tests, and one test that starts Python ``STARTS`` times."""
     out = ["import subprocess", "import sys", "", "import pytest", "", ""]
     blocks = max((lines - 12) // 12, 1)
     for i in range(blocks):
@@ -62,10 +69,10 @@ def write_probe(root: Path, project: Path) -> dict[str, Path]:
     plan.channel = {"enable": True, "module": CHANNEL, "out": str(root / "channel.jsonl")}
     plan.watch = {"enable": True, "module": WATCH, "out": str(root / "watch.jsonl"), "patched": []}
     channel, watch = probe.channel_source(plan), probe.watch_source(plan)
-    if TOGETHER not in channel or AT_START not in watch:
+    if TOGETHER not in channel or WALK not in channel or AT_START not in watch:
         raise SystemExit("the channel or the watch no longer reads the graded file as this script knows")
     before = (
-        channel.replace(TOGETHER, "\n"),
+        channel.replace(TOGETHER, "\n").replace(WALK, WALK_BEFORE),
         watch.replace(AT_START, "if True:", 1),
     )
     ways = {}
@@ -104,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             ways: dict[str, Path | None] = {"no probe": None}
             built = write_probe(root, project)
             ways["channel and watch, as shipped"] = built["shipped"]
-            ways["channel and watch, reading as before"] = built["before"]
+            ways["channel and watch, as before"] = built["before"]
             times: dict[str, list[float]] = {}
             for _ in range(args.rounds):
                 for way, plugins in ways.items():

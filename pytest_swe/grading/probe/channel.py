@@ -248,7 +248,12 @@ def _first_run_code(func, rel):
     return id(code) in seen[1]
 
 
-_BUILTINS = dict(vars(sys.modules["builtins"]))
+_BUILTINS = [
+    (name, value)
+    for name, value in sorted(vars(sys.modules["builtins"]).items())
+    if isinstance(name, str) and not name.startswith("__")
+]
+"""The builtins as the channel loaded, by name (``__`` names left out)."""
 
 
 def _shadowed_builtins(func, rel):
@@ -258,14 +263,10 @@ def _shadowed_builtins(func, rel):
     module_globals = getattr(getattr(func, "__func__", func), "__globals__", None)
     if not isinstance(module_globals, dict):
         return []
-    found = [
-        name
-        for name in list(module_globals)
-        if isinstance(name, str)
-        and not name.startswith("__")
-        and name in _BUILTINS
-        and module_globals.get(name) is not _BUILTINS[name]
-    ]
+    # The builtins' names looked up in the globals (read as a dict, whatever its class), not the
+    # globals walked: this runs twice per test call, and a test module of thousands of tests and
+    # helpers made it a walk of thousands of names per call.
+    found = [name for name, value in _BUILTINS if dict.get(module_globals, name, value) is not value]
     if not found:
         return []
     known = (_AS_SOURCE.get(rel) or (None, None))[1]
