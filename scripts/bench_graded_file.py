@@ -40,8 +40,9 @@ AT_START = 'if not hasattr(sys, "addaudithook"):'
 WALK = "found = [name for name, value in _BUILTINS if dict.get(module_globals, name, value) is not value]"
 WALK_BEFORE = (
     "found = [name for name in list(module_globals) if isinstance(name, str) and not name.startswith('__')"
-    " and name in dict(_BUILTINS) and module_globals.get(name) is not dict(_BUILTINS)[name]]"
+    " and name in _BUILTIN_DICT and module_globals.get(name) is not _BUILTIN_DICT[name]]"
 )
+BUILTINS_KEPT = '"""The builtins as the channel loaded, by name (``__`` names left out)."""\n'
 """The channel's look for shadowed builtins at each test call, and as it was: a walk of the test
 module's globals, thousands of names in a file of thousands of tests."""
 
@@ -69,10 +70,11 @@ def write_probe(root: Path, project: Path) -> dict[str, Path]:
     plan.channel = {"enable": True, "module": CHANNEL, "out": str(root / "channel.jsonl")}
     plan.watch = {"enable": True, "module": WATCH, "out": str(root / "watch.jsonl"), "patched": []}
     channel, watch = probe.channel_source(plan), probe.watch_source(plan)
-    if TOGETHER not in channel or WALK not in channel or AT_START not in watch:
+    if any(part not in channel for part in (TOGETHER, WALK, BUILTINS_KEPT)) or AT_START not in watch:
         raise SystemExit("the channel or the watch no longer reads the graded file as this script knows")
+    kept_as_dict = BUILTINS_KEPT + "_BUILTIN_DICT = dict(_BUILTINS)\n"
     before = (
-        channel.replace(TOGETHER, "\n").replace(WALK, WALK_BEFORE),
+        channel.replace(TOGETHER, "\n").replace(WALK, WALK_BEFORE).replace(BUILTINS_KEPT, kept_as_dict),
         watch.replace(AT_START, "if True:", 1),
     )
     ways = {}
