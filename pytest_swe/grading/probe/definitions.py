@@ -65,7 +65,7 @@ by all of them, from the same parse."""
 
 
 _TEXTS = {}
-"""Files' texts kept by :func:`keep_texts` (by real path), read in their place once."""
+"""Files' texts kept by :func:`keep_texts` (by real path), read in their place once each."""
 
 
 def keep_texts(paths):
@@ -118,8 +118,8 @@ def tree_read(path, source, tree):
     file is not parsed again for them."""
     kept = _TEXTS.get(_realpath(str(path)))
     if kept is None or kept == source:
+        # The text stays kept: a reader asked under another name of the file reads it still.
         _fill(str(path), tree, _TOGETHER)
-        _TEXTS.pop(_realpath(str(path)), None)
 
 
 def _scoped(tree):
