@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchutil import PYTEST  # scripts/benchutil.py, beside this script
-from benchutil import pytest_env
 from benchutil import sizes_and_rounds
+from benchutil import timed_pytest
 
 from pytest_swe.grading import probe
 
@@ -88,19 +85,6 @@ def write_probe(root: Path, project: Path) -> dict[str, Path]:
     return ways
 
 
-def timed(project: Path, plugins: Path | None) -> float:
-    env = {**pytest_env(), "PYTEST_ADDOPTS": f"-p {CHANNEL}" if plugins else ""}
-    if plugins is not None:
-        env["PYTHONPATH"] = str(plugins)
-    command = [*PYTEST, "-rA", "-p", "no:cacheprovider", "-p", "no:swe", "test_x.py"]
-    start = time.monotonic()
-    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
-    took = time.monotonic() - start
-    if done.returncode != 0:
-        raise SystemExit(f"pytest failed ({plugins}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return took
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sizes_and_rounds(__doc__, argv)
     figures: dict[str, dict[str, float]] = {}
@@ -117,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             times: dict[str, list[float]] = {}
             for _ in range(args.rounds):
                 for way, plugins in ways.items():
-                    times.setdefault(way, []).append(timed(project, plugins))
+                    times.setdefault(way, []).append(timed_pytest(project, plugins, CHANNEL, must_pass=True))
         medians = {way: statistics.median(values) for way, values in times.items()}
         figures[str(size)] = medians
         bare = medians["no probe"]

@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchutil import PYTEST  # scripts/benchutil.py, beside this script
-from benchutil import pytest_env
 from benchutil import sizes_and_rounds
+from benchutil import timed_pytest
 
 from pytest_swe.grading import probe
 
@@ -68,21 +65,6 @@ def write_channels(directory: Path, project: Path) -> None:
     (directory / "per-reading" / f"{MODULE}.py").write_text(source.replace(together, "\n"))
 
 
-def timed(project: Path, plugins: Path | None) -> float:
-    env = {**pytest_env(), "PYTEST_ADDOPTS": f"-p {MODULE}" if plugins else ""}
-    if plugins is not None:
-        env["PYTHONPATH"] = str(plugins)
-    start = time.monotonic()
-    subprocess.run(
-        [*PYTEST, "-rA", "-p", "no:cacheprovider", "-p", "no:swe", "test_x.py"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        check=False,
-    )
-    return time.monotonic() - start
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sizes_and_rounds(__doc__, argv)
     sizes = args.lines
@@ -107,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
                     for fail in (False, True):
                         project = root / f"{size}-{'fail' if fail else 'pass'}"
                         key = f"{way} ({'10 failing' if fail else 'all passing'})"
-                        times.setdefault(key, []).append(timed(project, plugins))
+                        times.setdefault(key, []).append(
+                            timed_pytest(project, plugins, MODULE, must_pass=False)
+                        )
             medians = {key: statistics.median(values) for key, values in times.items()}
             figures[str(size)] = medians
             print(f"test file of {size} lines, {FAILING} failing tests, medians of {args.rounds} rounds:")

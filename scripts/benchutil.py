@@ -56,3 +56,19 @@ def sizes_and_rounds(doc: str | None, argv: list[str] | None) -> argparse.Namesp
     args = parser.parse_args(argv)
     args.lines = [int(n) for n in args.lines.split(",")]
     return args
+
+
+def timed_pytest(project: Path, plugins: Path | None, module: str, *, must_pass: bool) -> float:
+    """Wall time of pytest on ``project``'s ``test_x.py`` (``-rA``, as the official eval scripts
+    run it), with ``module`` in ``plugins`` loaded by ``-p`` as the eval loads the result channel,
+    or with nothing; ``must_pass``: a run that fails stops the script."""
+    env = {**pytest_env(), "PYTEST_ADDOPTS": f"-p {module}" if plugins else ""}
+    if plugins is not None:
+        env["PYTHONPATH"] = str(plugins)
+    command = [*PYTEST, "-rA", "-p", "no:cacheprovider", "-p", "no:swe", "test_x.py"]
+    start = time.monotonic()
+    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
+    took = time.monotonic() - start
+    if must_pass and done.returncode != 0:
+        raise SystemExit(f"pytest failed ({plugins}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return took

@@ -643,14 +643,25 @@ def _as_source(rel, code):
     empty body. Code pytest rewrote is the pytest channel's to judge, with the same rewriting."""
     if "@pytest_ar" in code.co_names:
         return
-    me = _get_ident()
-    nested = me in _inside
-    _inside.add(me)  # reading and compiling the source raise events of their own
-    try:
+
+    def compare():
         if code_key(reference_code(code.co_filename)[0]) != code_key(code):
             _write({"ev": "not-as-source", "file": rel})
+
+    try:
+        _unheard(compare)  # reading and compiling the source raise events of their own
     except Exception:
         pass
+
+
+def _unheard(call, *args):
+    """``call(*args)`` with this thread's audit events left alone by the watch (its own reads and
+    parses raise them), nested calls included."""
+    me = _get_ident()
+    nested = me in _inside
+    _inside.add(me)
+    try:
+        return call(*args)
     finally:
         if not nested:
             _inside.discard(me)
@@ -2537,16 +2548,8 @@ def _read_graded_defs(rel):
     this process (an ``exec`` event) or at the first look outside a garbage collection that finds
     its module: never inside one, where a parse can land inside another parse of the interpreter
     (CPython 3.11's "AST constructor recursion depth mismatch" in the code under test)."""
-    if rel in _GRADED_DEFS:
-        return
-    me = _get_ident()
-    nested = me in _inside
-    _inside.add(me)  # the parse raises an event of its own
-    try:
-        _GRADED_DEFS[rel] = definitions(os.path.join(REPO, rel))
-    finally:
-        if not nested:
-            _inside.discard(me)
+    if rel not in _GRADED_DEFS:
+        _GRADED_DEFS[rel] = _unheard(definitions, os.path.join(REPO, rel))
 
 
 if not hasattr(sys, "addaudithook"):
